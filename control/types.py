@@ -65,11 +65,15 @@ class ControlVideo:
 class SceneRender:
     """An RGB render of a simulated scene, with its per-pixel metric distance and segmentation.
 
-    * ``rgb`` (T, H, W, 3) uint8.
+    * ``rgb`` (T, H, W, 3) uint8 (all zeros when the renderer was asked for no RGB).
     * ``distance_m`` (T, H, W) float32: distance from the camera centre along each pixel's ray (m);
       ``inf`` where no geometry is hit.
     * ``segmentation`` (T, H, W) int32: index into ``object_names`` for dynamic objects, -1 for static
       geometry, -2 for background.
+
+    Pixel convention (both renderers): column ``c`` samples screen x = c and row ``r`` screen y = H - 1 - r
+    (TinyRenderer's), so pixel (c, r) looks along ``(c - W/2)/f * right + (H/2 - 1 - r)/f * up + forward``
+    with ``f = (H/2) / tan(fovy/2)``; see :mod:`control.camera`.
     """
 
     rgb: np.ndarray

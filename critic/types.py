@@ -14,10 +14,10 @@ Plan, evidence and verdict types follow below them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 State = Literal["supported", "contradicted", "unknown"]
 SUPPORTED: State = "supported"
@@ -124,3 +124,400 @@ class Track:
         """Median equivalent-circle radius over visible frames (px): the unit for displacements."""
         a = self.area_px[self.visible]
         return float(np.sqrt(np.median(a) / np.pi)) if a.size else float("nan")
+
+
+# ==================================================================================================
+# Video context (built by ``critic.video.load_video``; read by every specialist)
+# ==================================================================================================
+
+
+class VideoSanity(_Frozen):
+    """What the decoder noticed about the clip's time base and streams (DESIGN §5: slow motion is not
+    weak gravity; leaving the frame is not vanishing)."""
+
+    vfr: bool = False
+    rotation_deg: int = 0
+    has_audio: bool = False
+    likely_slow_motion: bool = False
+    notes: list[str] = Field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class VideoContext:
+    """One decoded clip.
+
+    * ``frames`` (T, H, W, 3) uint8 RGB, read-only.
+    * ``times_s`` (T,) float seconds, frame time = ``pts * time_base`` (not ``k / fps`` for VFR clips).
+    * ``fps`` nominal frame rate (Hz).
+    * ``audio`` (S,) float32 mono in [-1, 1] or ``None``; ``audio_rate_hz`` its sample rate (0 when none).
+    * ``sha256`` of the file's bytes: the cache key for every operation on this clip.
+    """
+
+    path: str
+    sha256: str
+    frames: np.ndarray
+    times_s: np.ndarray
+    fps: float
+    audio: np.ndarray | None = None
+    audio_rate_hz: int = 0
+    sanity: VideoSanity = field(default_factory=VideoSanity)
+
+    def __post_init__(self) -> None:
+        for name in ("frames", "times_s", "audio"):
+            a = getattr(self, name)
+            if a is None:
+                continue
+            a = np.ascontiguousarray(a)
+            a.setflags(write=False)
+            object.__setattr__(self, name, a)
+
+    @property
+    def num_frames(self) -> int:
+        return int(self.frames.shape[0])
+
+    @property
+    def frame_period_s(self) -> float:
+        return 1.0 / self.fps if self.fps > 0 else 0.0
+
+    def window(self, start_frame: int, end_frame: int) -> TimeWindow:
+        """The window covering frames ``start_frame..end_frame`` (inclusive). Seconds run from the first
+        frame's time to the last frame's time plus one frame period, so a one-frame event has a non-zero
+        length (the quarter-window slack of the temporal predicates needs it)."""
+        t = self.times_s
+        s = int(np.clip(start_frame, 0, len(t) - 1))
+        e = int(np.clip(end_frame, s, len(t) - 1))
+        return TimeWindow(start_s=round(float(t[s]), 6), end_s=round(float(t[e]) + self.frame_period_s, 6),
+                          start_frame=s, end_frame=e)
+
+    def window_s(self, start_s: float, end_s: float) -> TimeWindow:
+        """The window for a time interval in seconds (e.g. an audio onset), with the frames it overlaps."""
+        t = self.times_s
+        s = int(np.clip(np.searchsorted(t, start_s, side="right") - 1, 0, len(t) - 1))
+        e = int(np.clip(np.searchsorted(t, end_s, side="right") - 1, s, len(t) - 1))
+        return TimeWindow(start_s=round(float(start_s), 6), end_s=round(float(end_s), 6), start_frame=s,
+                          end_frame=e)
+
+
+# ==================================================================================================
+# Plan language (DESIGN §5): claims (with prompt spans) -> obligations -> typed operations
+# ==================================================================================================
+
+#: The surface operations. ``contains(A, B)``: B lies within A; ``during(A, B)``: A lies within B.
+OP_NAMES: tuple[str, ...] = ("ground", "count", "measure", "depth", "read", "hear", "before", "contains",
+                             "during", "judge")
+#: Operations the executor/aggregator evaluate as pure logic on event windows (no specialist).
+TEMPORAL_OPS: tuple[str, ...] = ("before", "contains", "during")
+
+#: The track-based physical measurements of ``measure`` (DESIGN §5 "Track-based measurements").
+Quantity = Literal["free_fall", "support", "bounce", "penetration", "continuity", "permanence", "size_constancy",
+                   "direction", "collision_response", "rest", "contact"]
+QUANTITIES: tuple[str, ...] = Quantity.__args__  # type: ignore[attr-defined]
+
+#: Event windows each quantity's Measurement must put in ``Measurement.windows`` (keys), so that temporal
+#: operations can refer to them. Quantities with no entry produce no event window.
+QUANTITY_EVENTS: dict[str, tuple[str, ...]] = {
+    "free_fall": ("airborne",),         # from release/leaving support to first contact
+    "bounce": ("contact", "rebound"),   # first impact; airborne after the first impact
+    "contact": ("contact",),            # first frames where A touches B (or the surface)
+    "collision_response": ("contact",),
+    "rest": ("rest",),                  # from coming to rest to the end of the clip
+    "direction": ("motion",),           # frames where the subject moves in the claimed direction
+}
+#: Event windows of the other operations (``hear``: the first matching sound; ``read``: frames where the text
+#: is legible).
+OP_EVENTS: dict[str, tuple[str, ...]] = {"hear": ("onset",), "read": ("visible",)}
+
+Direction = Literal["left", "right", "up", "down", "horizontal", "toward", "away"]
+Surface = Literal["floor", "wall"]
+DepthRelation = Literal["nearer", "farther", "approaching", "receding"]
+SoundEvent = Literal["impact", "any"]
+
+
+class Expect(_Frozen):
+    """What the prompt asserts about a measured quantity.
+
+    * ``holds``: the property is asserted (``False``: asserted absent, "does not bounce"; for the implicit
+      ``penetration`` obligation ``holds=False`` means "does not pass into the floor/walls").
+    * ``n``: the number of events where the prompt states one ("bounces twice"): a count, no unit.
+    * ``direction``: for ``direction`` (image-plane left/right/up/down; toward/away from the camera).
+    """
+
+    holds: bool = True
+    n: Annotated[int, Field(ge=0, le=100)] | None = None
+    direction: Direction | None = None
+
+
+class EventRef(_Frozen):
+    """An event window produced by an earlier operation: ``Measurement.windows[event]`` of operation ``op``."""
+
+    op: str
+    event: str
+
+
+class _Op(_Frozen):
+    id: str = Field(min_length=1, max_length=32, pattern=r"^[A-Za-z0-9_.\-]+$")
+
+
+class GroundOp(_Op):
+    """Track a declared subject (all its instances). Returns ``list[Track]``."""
+
+    op: Literal["ground"] = "ground"
+    subject: str
+
+
+class CountOp(_Op):
+    """Identity-based count of the subject's tracks vs ``n``. Returns a ``Measurement``."""
+
+    op: Literal["count"] = "count"
+    subject: str
+    n: Annotated[int, Field(ge=0, le=1000)]
+
+
+class MeasureOp(_Op):
+    """One track-based measurement. ``other`` names a second subject (contact, collision_response,
+    pass-through); ``surface`` names static geometry (lands on the floor, hits the wall)."""
+
+    op: Literal["measure"] = "measure"
+    subject: str
+    quantity: Quantity
+    expect: Expect = Expect()
+    other: str | None = None
+    surface: Surface | None = None
+
+
+class DepthOp(_Op):
+    """Depth relation between subject ``a`` and subject ``b`` (or the camera when ``b`` is None)."""
+
+    op: Literal["depth"] = "depth"
+    a: str
+    relation: DepthRelation
+    b: str | None = None
+
+
+class ReadOp(_Op):
+    """OCR: is ``text`` legible in the frames (inside subject ``where``'s boxes when given)?"""
+
+    op: Literal["read"] = "read"
+    text: str = Field(min_length=1, max_length=200)
+    where: str | None = None
+
+
+class HearOp(_Op):
+    """Audio event onsets (``onset`` window of the first matching event)."""
+
+    op: Literal["hear"] = "hear"
+    event: SoundEvent = "impact"
+    description: str = ""
+
+
+class BeforeOp(_Op):
+    """``a`` ends before ``b`` starts, with quarter-window slack."""
+
+    op: Literal["before"] = "before"
+    a: EventRef
+    b: EventRef
+
+
+class ContainsOp(_Op):
+    """``b`` lies within ``a`` (quarter-window slack)."""
+
+    op: Literal["contains"] = "contains"
+    a: EventRef
+    b: EventRef
+
+
+class DuringOp(_Op):
+    """``a`` lies within ``b`` (quarter-window slack): ``during(a, b) = contains(b, a)``."""
+
+    op: Literal["during"] = "during"
+    a: EventRef
+    b: EventRef
+
+
+class JudgeOp(_Op):
+    """A semantic verifier's yes/no answer to ``question`` about claim ``claim`` (unknown when none)."""
+
+    op: Literal["judge"] = "judge"
+    claim: str
+    question: str = Field(min_length=1, max_length=1000)
+
+
+Operation = Annotated[GroundOp | CountOp | MeasureOp | DepthOp | ReadOp | HearOp | BeforeOp | ContainsOp | DuringOp
+                      | JudgeOp, Field(discriminator="op")]
+AnyOp = GroundOp | CountOp | MeasureOp | DepthOp | ReadOp | HearOp | BeforeOp | ContainsOp | DuringOp | JudgeOp
+
+
+def op_subjects(op: AnyOp) -> list[str]:
+    """Subject names an operation reads (its tracks are inputs)."""
+    if isinstance(op, (GroundOp, CountOp)):
+        return [op.subject]
+    if isinstance(op, MeasureOp):
+        return [op.subject] + ([op.other] if op.other else [])
+    if isinstance(op, DepthOp):
+        return [op.a] + ([op.b] if op.b else [])
+    if isinstance(op, ReadOp):
+        return [op.where] if op.where else []
+    return []
+
+
+def op_event_refs(op: AnyOp) -> list[EventRef]:
+    return [op.a, op.b] if isinstance(op, (BeforeOp, ContainsOp, DuringOp)) else []
+
+
+def op_events(op: AnyOp) -> tuple[str, ...]:
+    """Event windows an operation produces (keys of its ``Measurement.windows``)."""
+    if isinstance(op, MeasureOp):
+        return QUANTITY_EVENTS.get(op.quantity, ())
+    return OP_EVENTS.get(op.op, ())
+
+
+class Claim(_Frozen):
+    """One checkable statement. ``span`` = ``[start, end)`` character offsets into the prompt; implicit
+    claims (DESIGN §5) carry the span of the phrase that introduced their subject."""
+
+    id: str = Field(min_length=1, max_length=32)
+    text: str
+    span: tuple[int, int]
+    kind: Literal["explicit", "implicit"] = "explicit"
+    subjects: list[str] = Field(default_factory=list)
+
+
+class Obligation(_Frozen):
+    """A sub-check of a claim, decided by the state of one checking operation ``check``.
+    ``kind="dense"``: a first-pass semantic answer that instrument obligations re-verify."""
+
+    id: str = Field(min_length=1, max_length=40)
+    claim: str
+    text: str = ""
+    check: str
+    kind: Literal["instrument", "dense"] = "instrument"
+
+
+class Plan(_Frozen):
+    """The surface plan: subjects, claims, obligations, operations (in any order; the validator checks
+    the dependencies are acyclic and the executor runs them in dependency order)."""
+
+    prompt: str
+    subjects: list[SubjectSpec] = Field(default_factory=list)
+    claims: list[Claim] = Field(default_factory=list)
+    obligations: list[Obligation] = Field(default_factory=list)
+    operations: list[Operation] = Field(default_factory=list)
+    planner: str = ""
+    notes: list[str] = Field(default_factory=list)
+
+    def op(self, op_id: str) -> AnyOp:
+        for o in self.operations:
+            if o.id == op_id:
+                return o
+        raise KeyError(op_id)
+
+    def subject(self, name: str) -> SubjectSpec:
+        for s in self.subjects:
+            if s.name == name:
+                return s
+        raise KeyError(name)
+
+    def claim(self, claim_id: str) -> Claim:
+        for c in self.claims:
+            if c.id == claim_id:
+                return c
+        raise KeyError(claim_id)
+
+
+# ==================================================================================================
+# Evidence and verdict
+# ==================================================================================================
+
+
+class EvidenceRecord(_Frozen):
+    """One dispatched operation. ``cost.seconds`` is wall-clock and therefore left at 0 here; seconds and
+    cache hits go to ``timings.json``, so the same inputs give byte-identical evidence files whether or not
+    a result came from the cache. ``args`` are the operation's declared arguments (its id excluded);
+    ``inputs`` the ids of the operations it read."""
+
+    op_id: str
+    op: str
+    backend: str
+    version: str
+    args: dict[str, Any]
+    inputs: list[str] = Field(default_factory=list)
+    state: State
+    required: str = ""
+    measured: str = ""
+    reason: str = ""
+    window: TimeWindow | None = None
+    windows: dict[str, TimeWindow] = Field(default_factory=dict)
+    values: dict[str, Any] = Field(default_factory=dict)
+    cost: Cost = Cost()
+    cache_key: str = ""
+
+
+class SubCheckVerdict(_Frozen):
+    obligation: str
+    text: str
+    kind: Literal["instrument", "dense"]
+    op_id: str
+    state: State
+    reason: str = ""
+    window: TimeWindow | None = None
+
+
+class ClaimVerdict(_Frozen):
+    id: str
+    text: str
+    span: tuple[int, int]
+    kind: Literal["explicit", "implicit"]
+    subjects: list[str]
+    state: State
+    sub_checks: list[SubCheckVerdict]
+    window: TimeWindow | None = None
+    overturned: bool = False
+    reason: str = ""
+
+
+class ContradictionPacket(_Frozen):
+    """Everything a person needs to check one contradicted claim."""
+
+    claim: str
+    span: tuple[int, int]
+    span_text: str
+    window: TimeWindow | None
+    required: list[str]
+    measured: list[str]
+    evidence: list[EvidenceRecord]
+    filmstrip: str | None = None
+
+
+class CostSummary(_Frozen):
+    tool_calls: int = 0
+    model_calls: int = 0
+    operations: int = 0
+    planner_model_calls: int = 0
+    #: every call made for this clip (tools + models + planner models); filled in when left at -1
+    calls: int = -1
+
+    @model_validator(mode="after")
+    def _total(self) -> "CostSummary":
+        if self.calls < 0:
+            object.__setattr__(self, "calls", self.tool_calls + self.model_calls + self.planner_model_calls)
+        return self
+
+
+class ClipVerdict(_Frozen):
+    """The clip-level verdict Y with its claims, packets, cost and a plausibility score.
+
+    ``p_plausible`` is a ranking score in [0, 1], not a calibrated probability:
+    ``(n_supported + 0.5 * n_unknown) / n_claims`` for a clip that is not contradicted, half of it for a
+    contradicted clip (so ``p < 0.5`` iff contradicted), 0.5 when there are no claims."""
+
+    clip_sha256: str
+    video: str
+    prompt: str
+    plan_sha256: str
+    verdict: State
+    reason: str = ""
+    claims: list[ClaimVerdict]
+    packets: list[ContradictionPacket]
+    cost: CostSummary
+    p_plausible: float
+    sanity: VideoSanity = VideoSanity()

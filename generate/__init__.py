@@ -1,1 +1,6 @@
-"""generate stage."""
+"""generate stage: control-guided video generation with diffusers' WanVACEPipeline and the withdrawal probe.
+
+Modules: ``models`` (generator builders: local Wan weights, tiny), ``tiny`` (tiny configs built in code),
+``probe`` (transformer with a runtime control switch), ``pipeline`` (``generate_clip``), ``sweep``
+(prefix-shared release sweep), ``schedulers``/``sigmas`` (UniPC flow sigmas and their table), ``io`` (clip files).
+"""

@@ -43,3 +43,17 @@ class Clip:
         sig = np.ascontiguousarray(np.asarray(self.sigmas, dtype=np.float64))
         sig.setflags(write=False)
         object.__setattr__(self, "sigmas", sig)
+
+    @property
+    def shape_thw(self) -> tuple[int, int, int]:
+        t, h, w, _ = self.frames.shape
+        return int(t), int(h), int(w)
+
+    @property
+    def num_steps(self) -> int | None:
+        """N, the number of denoising steps (``None`` for a clip that was not generated)."""
+        return len(self.sigmas) - 1 if len(self.sigmas) else None
+
+    @property
+    def duration_s(self) -> float:
+        return self.frames.shape[0] / self.fps if self.fps > 0 else float("nan")

@@ -49,6 +49,10 @@ def user_error_from_validation(exc: Exception, *, file: str | os.PathLike | None
     errors = getattr(exc, "errors", None)
     if callable(errors):
         errs = errors()
+        # Drop consequences of a deeper error (e.g. "tuple too short" after one of its items failed).
+        locs = [tuple(e.get("loc", ())) for e in errs]
+        errs = [e for e, loc in zip(errs, locs)
+                if not any(len(other) > len(loc) and other[:len(loc)] == loc for other in locs)] or errs
         if errs:
             fields = ".".join(str(p) for p in errs[0].get("loc", ())) or "(root)"
             reasons = "; ".join(
@@ -74,9 +78,14 @@ def exit_on_user_error(fn: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-def configure_threads(num_threads: int | None) -> None:
-    """One torch thread by default: on two vCPUs more threads were 5-50x slower under load (DESIGN §11)."""
+def configure_threads(num_threads: int | None, *, only_if_imported: bool = False) -> None:
+    """One torch thread by default: on two vCPUs more threads were 5-50x slower under load (DESIGN §11).
+
+    ``only_if_imported``: leave torch alone unless something already imported it (importing torch takes
+    seconds; a stage that never uses it should not pay for it)."""
     if num_threads is None:
+        return
+    if only_if_imported and "torch" not in sys.modules:
         return
     try:
         import torch

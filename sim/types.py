@@ -93,6 +93,7 @@ class StaticSpec(_Frozen):
     orientation_xyzw: Quat = (0.0, 0.0, 0.0, 1.0)
     restitution: Annotated[float, Field(ge=0, le=1)] = 0.9
     lateral_friction: Annotated[float, Field(ge=0)] = 0.5
+    rolling_friction: Annotated[float, Field(ge=0)] = 0.0
     color_rgba: RGBA = (0.6, 0.6, 0.6, 1.0)
     collides: bool = True
     visible: bool = True
@@ -187,7 +188,8 @@ class ContactEvent(_Frozen):
     time_s: float
     body_a: str
     body_b: str
-    impulse_ns: float = Field(description="summed normal impulse over the first contact step, N*s")
+    impulse_ns: float = Field(description="normal impulse summed over the first steps of the contact "
+                                            "(3 physics steps by default), N*s")
     position_m: Vec3 = (0.0, 0.0, 0.0)
 
 

@@ -1,0 +1,191 @@
+"""Temporal predicates on event windows and the three-valued roll-up (DESIGN §5).
+
+Temporal predicates use quarter-window slack: for windows A and B, ``delta = min(|A|, |B|) / 4``.
+
+* ``before(A, B)``: ``A.end <= B.start + delta``.
+* ``contains(A, B)`` (B within A): ``A.start - delta <= B.start`` and ``B.end <= A.end + delta``.
+* ``during(A, B)`` = ``contains(B, A)``.
+
+A missing window gives ``unknown``, never a guess. Roll-up: sub-check -> claim -> clip, any contradicted ->
+contradicted, all supported -> supported, otherwise unknown (an empty set of sub-checks is unknown).
+With ``dense_then_verify``, a claim's dense (semantic first-pass) answer stands unless its instrument
+sub-checks contradict it, in which case the instruments overturn it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from critic.types import (CONTRADICTED, SUPPORTED, UNKNOWN, ClaimVerdict, ClipVerdict, ContradictionPacket, Cost,
+                          CostSummary, EvidenceRecord, Measurement, Plan, State, SubCheckVerdict, TimeWindow,
+                          VideoSanity)
+
+# --------------------------------------------------------------------------------------------------
+# Temporal predicates
+# --------------------------------------------------------------------------------------------------
+
+#: float tolerance (s) on the inequalities, far below any frame period: 0.1 + 0.2 must not decide a claim
+EPS_S = 1e-9
+
+
+def slack_s(a: TimeWindow, b: TimeWindow) -> float:
+    """Quarter-window slack (s)."""
+    return 0.25 * min(a.length_s, b.length_s)
+
+
+def _fmt(w: TimeWindow) -> str:
+    return f"[{w.start_s:.3f}, {w.end_s:.3f}] s"
+
+
+def _union(a: TimeWindow, b: TimeWindow) -> TimeWindow:
+    first, last = (a, b) if a.start_s <= b.start_s else (b, a)
+    end = a if a.end_s >= b.end_s else b
+    return TimeWindow(start_s=first.start_s, end_s=end.end_s, start_frame=min(a.start_frame, b.start_frame),
+                      end_frame=max(a.end_frame, b.end_frame))
+
+
+def _missing(a: TimeWindow | None, b: TimeWindow | None, required: str, names: tuple[str, str]) -> Measurement:
+    gone = [n for n, w in zip(names, (a, b)) if w is None]
+    return Measurement(state=UNKNOWN, required=required, reason=f"no event window for {' and '.join(gone)}")
+
+
+def before(a: TimeWindow | None, b: TimeWindow | None, names: tuple[str, str] = ("A", "B")) -> Measurement:
+    """``A`` ends before ``B`` starts (quarter-window slack)."""
+    required = f"{names[0]}.end <= {names[1]}.start + slack"
+    if a is None or b is None:
+        return _missing(a, b, required, names)
+    d = slack_s(a, b)
+    ok = a.end_s <= b.start_s + d + EPS_S
+    measured = f"{names[0]} {_fmt(a)}, {names[1]} {_fmt(b)}, slack {d:.4f} s: {a.end_s:.4f} " \
+               f"{'<=' if ok else '>'} {b.start_s + d:.4f}"
+    return Measurement(state=SUPPORTED if ok else CONTRADICTED, required=required, measured=measured,
+                       window=_union(a, b), values={"slack_s": round(d, 6), "margin_s": round(b.start_s + d - a.end_s, 6)})
+
+
+def contains(a: TimeWindow | None, b: TimeWindow | None, names: tuple[str, str] = ("A", "B")) -> Measurement:
+    """``B`` lies within ``A`` (quarter-window slack on both ends)."""
+    required = f"{names[1]} within {names[0]} (+/- slack)"
+    if a is None or b is None:
+        return _missing(a, b, required, names)
+    d = slack_s(a, b)
+    ok = a.start_s - d <= b.start_s + EPS_S and b.end_s <= a.end_s + d + EPS_S
+    measured = f"{names[0]} {_fmt(a)}, {names[1]} {_fmt(b)}, slack {d:.4f} s: " \
+               f"{'inside' if ok else 'not inside'}"
+    margin = min(b.start_s - (a.start_s - d), a.end_s + d - b.end_s)
+    return Measurement(state=SUPPORTED if ok else CONTRADICTED, required=required, measured=measured,
+                       window=_union(a, b), values={"slack_s": round(d, 6), "margin_s": round(margin, 6)})
+
+
+def during(a: TimeWindow | None, b: TimeWindow | None, names: tuple[str, str] = ("A", "B")) -> Measurement:
+    """``A`` lies within ``B``: ``contains(B, A)``."""
+    return contains(b, a, (names[1], names[0]))
+
+
+TEMPORAL = {"before": before, "contains": contains, "during": during}
+
+# --------------------------------------------------------------------------------------------------
+# Roll-up
+# --------------------------------------------------------------------------------------------------
+
+
+def rollup(states: Iterable[State]) -> State:
+    """Any contradicted -> contradicted; all supported (and at least one) -> supported; else unknown."""
+    states = list(states)
+    if CONTRADICTED in states:
+        return CONTRADICTED
+    if states and all(s == SUPPORTED for s in states):
+        return SUPPORTED
+    return UNKNOWN
+
+
+def claim_state(instrument: list[State], dense: list[State], dense_then_verify: bool) -> tuple[State, bool]:
+    """A claim's state from its instrument and dense sub-check states; returns (state, overturned).
+
+    Without dense sub-checks (or with ``dense_then_verify`` off) this is the plain roll-up of all of them.
+    Otherwise the dense answer stands unless the instruments contradict a dense "supported" (overturned),
+    and an unknown dense answer defers to the instruments."""
+    if not dense or not dense_then_verify:
+        return rollup(instrument + dense), False
+    d, i = rollup(dense), rollup(instrument)
+    if d == SUPPORTED:
+        return (CONTRADICTED, True) if i == CONTRADICTED else (SUPPORTED, False)
+    if d == CONTRADICTED:
+        return CONTRADICTED, False
+    return i, False
+
+
+def p_plausible(states: list[State], verdict: State) -> float:
+    """Ranking score in [0, 1]: (supported + unknown/2) / claims; halved when contradicted; 0.5 with no claims."""
+    if not states:
+        return 0.5
+    p = (states.count(SUPPORTED) + 0.5 * states.count(UNKNOWN)) / len(states)
+    return round(0.5 * p if verdict == CONTRADICTED else p, 6)
+
+
+class Aggregator:
+    """Turns the plan and its evidence records into a :class:`ClipVerdict`."""
+
+    def __init__(self, dense_then_verify: bool = True, include_dependency_evidence: bool = True):
+        self.dense_then_verify = dense_then_verify
+        self.include_dependency_evidence = include_dependency_evidence
+
+    def aggregate(self, plan: Plan, records: Mapping[str, EvidenceRecord], *, clip_sha256: str = "", video: str = "",
+                  plan_sha256: str = "", sanity: VideoSanity | None = None, planner_cost: Cost = Cost()) -> ClipVerdict:
+        from critic.plan import dependencies  # local: plan imports nothing from here, keep it that way
+
+        claims: list[ClaimVerdict] = []
+        packets: list[ContradictionPacket] = []
+        for claim in plan.claims:
+            subs: list[SubCheckVerdict] = []
+            for ob in plan.obligations:
+                if ob.claim != claim.id:
+                    continue
+                rec = records.get(ob.check)
+                state = rec.state if rec is not None else UNKNOWN
+                reason = (rec.reason if rec is not None else "operation was not executed")
+                subs.append(SubCheckVerdict(obligation=ob.id, text=ob.text, kind=ob.kind, op_id=ob.check, state=state,
+                                            reason=reason, window=rec.window if rec is not None else None))
+            state, overturned = claim_state([s.state for s in subs if s.kind == "instrument"],
+                                            [s.state for s in subs if s.kind == "dense"], self.dense_then_verify)
+            bad = [s for s in subs if s.state == CONTRADICTED and (s.kind == "instrument" or not overturned)]
+            windows = [s.window for s in bad if s.window is not None]
+            window = min(windows, key=lambda w: (w.start_s, w.end_s)) if windows else None
+            if not subs:
+                reason = "no sub-check"
+            elif state == UNKNOWN:
+                reason = "; ".join(f"{s.obligation}: {s.reason}" for s in subs if s.state == UNKNOWN and s.reason)
+            else:
+                reason = "overturned by instrument evidence" if overturned else ""
+            claims.append(ClaimVerdict(id=claim.id, text=claim.text, span=claim.span, kind=claim.kind,
+                                       subjects=list(claim.subjects), state=state, sub_checks=subs, window=window,
+                                       overturned=overturned, reason=reason))
+            if state == CONTRADICTED:
+                ev_ids: list[str] = []
+                for s in bad:
+                    ev_ids.append(s.op_id)
+                    if self.include_dependency_evidence:
+                        ev_ids += dependencies(plan, plan.op(s.op_id))
+                evidence = [records[i] for i in dict.fromkeys(ev_ids) if i in records]
+                a, b = claim.span
+                packets.append(ContradictionPacket(
+                    claim=claim.id, span=claim.span, span_text=plan.prompt[a:b], window=window,
+                    required=[records[s.op_id].required for s in bad if s.op_id in records],
+                    measured=[records[s.op_id].measured for s in bad if s.op_id in records], evidence=evidence))
+
+        verdict = rollup(c.state for c in claims)
+        if not plan.claims:
+            reason = "no physical claim found in the prompt"
+        elif verdict == CONTRADICTED:
+            reason = f"{sum(c.state == CONTRADICTED for c in claims)} of {len(claims)} claims contradicted"
+        elif verdict == UNKNOWN:
+            reason = f"{sum(c.state == UNKNOWN for c in claims)} of {len(claims)} claims unknown"
+        else:
+            reason = f"all {len(claims)} claims supported"
+        total = Cost()
+        for r in records.values():
+            total = total + r.cost
+        cost = CostSummary(tool_calls=total.tool_calls, model_calls=total.model_calls, operations=len(records),
+                           planner_model_calls=planner_cost.model_calls)
+        return ClipVerdict(clip_sha256=clip_sha256, video=video, prompt=plan.prompt, plan_sha256=plan_sha256,
+                           verdict=verdict, reason=reason, claims=claims, packets=packets, cost=cost,
+                           p_plausible=p_plausible([c.state for c in claims], verdict), sanity=sanity or VideoSanity())

@@ -1,0 +1,238 @@
+"""Gate and executor: dispatch exactly the plan's operations, record evidence, cache results.
+
+The gate (DESIGN §5): only operations declared in a *validated* plan are dispatched, each with its declared
+arguments (the frozen operation object itself), in dependency order. A specialist sees the clip and the
+results of the operations the plan says this one reads - nothing else - and returns a typed result; it
+cannot add operations or claims. Whatever it returns is evidence only: a string read from the video (OCR)
+is stored in ``values`` and never parsed as an instruction. Windows it reports are clipped to the clip.
+
+Results are cached by (clip sha256, operation and arguments, backend ``_target_`` and version, and the cache
+keys of its inputs). Every dispatch leaves an :class:`EvidenceRecord`; wall seconds and cache hits go to a
+separate timings table so evidence files stay byte-identical across runs.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import pickle
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from critic.aggregator import TEMPORAL
+from critic.plan import check_plan, dependencies, execution_order
+from critic.types import (CONTRADICTED, SUPPORTED, UNKNOWN, AnyOp, Cost, EvidenceRecord, GroundOp, HearOp,
+                          JudgeOp, Measurement, Plan, TimeWindow, Track, VideoContext, op_event_refs, op_subjects)
+from sim.runtime import atomic_write_bytes, sha256_json
+
+log = logging.getLogger(__name__)
+
+EXECUTOR_VERSION = "1"
+#: operations that read tracks and cannot say anything when a subject was not found
+_NEEDS_TRACKS = ("measure", "depth")
+
+
+class OperationCache:
+    """Results by key, in memory and (when ``directory`` is set) on disk as pickles, so a re-run on the same
+    clip skips the specialists."""
+
+    def __init__(self, directory: str | os.PathLike | None = None):
+        self.directory = Path(directory) if directory else None
+        self._mem: dict[str, Any] = {}
+
+    def get(self, key: str) -> Any | None:
+        if key in self._mem:
+            return self._mem[key]
+        if self.directory is not None:
+            p = self.directory / f"{key}.pkl"
+            if p.is_file():
+                try:
+                    value = pickle.loads(p.read_bytes())
+                except Exception:  # a corrupt entry is a miss, not an error
+                    return None
+                self._mem[key] = value
+                return value
+        return None
+
+    def put(self, key: str, value: Any) -> None:
+        self._mem[key] = value
+        if self.directory is not None:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            atomic_write_bytes(self.directory / f"{key}.pkl", pickle.dumps(value))
+
+
+@dataclass
+class Execution:
+    """What one plan execution produced: records and raw results by operation id, and timings."""
+
+    records: dict[str, EvidenceRecord] = field(default_factory=dict)
+    results: dict[str, Any] = field(default_factory=dict)
+    seconds: dict[str, float] = field(default_factory=dict)
+    cache_hits: dict[str, bool] = field(default_factory=dict)
+    dispatched: list[str] = field(default_factory=list)
+
+    def timings(self) -> dict[str, Any]:
+        return {"seconds": {k: round(v, 6) for k, v in self.seconds.items()}, "cache_hits": dict(self.cache_hits),
+                "total_seconds": round(sum(self.seconds.values()), 6)}
+
+
+def backend_name(obj: Any) -> str:
+    cls = type(obj)
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def _clip_window(w: TimeWindow | None, video: VideoContext) -> TimeWindow | None:
+    """Narrow a reported window to the clip (an observation may narrow a window, never widen the clip)."""
+    if w is None or video.num_frames == 0:
+        return w
+    last = video.num_frames - 1
+    t0 = float(video.times_s[0])
+    t1 = float(video.times_s[-1]) + video.frame_period_s
+    s, e = max(t0, min(w.start_s, t1)), max(t0, min(w.end_s, t1))
+    return TimeWindow(start_s=s, end_s=max(s, e), start_frame=int(np.clip(w.start_frame, 0, last)),
+                      end_frame=int(np.clip(w.end_frame, np.clip(w.start_frame, 0, last), last)))
+
+
+def _tracks_summary(tracks: list[Track], video: VideoContext) -> Measurement:
+    vis = [np.flatnonzero(t.visible) for t in tracks]
+    frames = np.concatenate(vis) if vis else np.zeros(0, int)
+    if not tracks or frames.size == 0:
+        return Measurement(state=UNKNOWN, reason="subject not found in the clip", measured="0 tracks",
+                           values={"tracks": len(tracks)})
+    return Measurement(
+        state=SUPPORTED, measured=f"{len(tracks)} track(s), visible in {int(np.unique(frames).size)} frames",
+        window=video.window(int(frames.min()), int(frames.max())),
+        values={"tracks": len(tracks), "identities": [int(t.identity) for t in tracks],
+                "visible_frames": [int(v.size) for v in vis],
+                "radius_px": [round(float(t.radius_px), 3) for t in tracks]})
+
+
+class Executor:
+    """Runs a validated plan against one clip with the configured specialists.
+
+    ``specialists`` maps operation family names (``ground``, ``count``, ``measure``, ``depth``, ``read``,
+    ``hear``, ``judge``) to objects with ``name``, ``version`` and ``run(op, inputs, video)``."""
+
+    def __init__(self, specialists: Mapping[str, Any], cache: OperationCache | None = None):
+        self.specialists = dict(specialists)
+        self.cache = cache if cache is not None else OperationCache()
+
+    def run(self, plan: Plan, video: VideoContext, progress: bool = False) -> Execution:
+        check_plan(plan)  # the gate: an invalid plan never reaches a specialist
+        ex = Execution()
+        keys: dict[str, str] = {}
+        claim_of = {}
+        for ob in plan.obligations:
+            claim_of.setdefault(ob.check, ob.claim)
+        order = execution_order(plan)
+        bar = None
+        if progress:
+            from tqdm import tqdm
+
+            bar = tqdm(total=len(order), desc="operations", unit="op", leave=False)
+        for op_id in order:
+            op = plan.op(op_id)
+            deps = dependencies(plan, op)
+            t0 = time.perf_counter()
+            if op.op in TEMPORAL:
+                result, backend, version, key = self._temporal(op, ex), "critic.aggregator", EXECUTOR_VERSION, ""
+            else:
+                result, backend, version, key = self._dispatch(plan, op, deps, ex, keys, video, claim_of)
+            ex.seconds[op_id] = time.perf_counter() - t0
+            keys[op_id] = key
+            ex.results[op_id] = result
+            meas = _tracks_summary(result, video) if isinstance(op, GroundOp) else result
+            cost = meas.cost if meas.cost.tool_calls or meas.cost.model_calls or op.op in TEMPORAL \
+                else Cost(tool_calls=1)
+            ex.records[op_id] = EvidenceRecord(
+                op_id=op_id, op=op.op, backend=backend, version=version,
+                args=op.model_dump(mode="json", exclude={"id"}), inputs=deps, state=meas.state,
+                required=meas.required, measured=meas.measured, reason=meas.reason,
+                window=_clip_window(meas.window, video),
+                windows={k: _clip_window(w, video) for k, w in sorted(meas.windows.items())},
+                values=meas.values, cost=Cost(tool_calls=cost.tool_calls, model_calls=cost.model_calls),
+                cache_key=key)
+            if bar is not None:
+                bar.update(1)
+        if bar is not None:
+            bar.close()
+        return ex
+
+    # ----------------------------------------------------------------------------------------------
+
+    def _temporal(self, op: AnyOp, ex: Execution) -> Measurement:
+        a_ref, b_ref = op_event_refs(op)
+
+        def window(ref):
+            rec = ex.records.get(ref.op)
+            return None if rec is None else rec.windows.get(ref.event)
+
+        return TEMPORAL[op.op](window(a_ref), window(b_ref), (f"{a_ref.op}.{a_ref.event}", f"{b_ref.op}.{b_ref.event}"))
+
+    def _dispatch(self, plan: Plan, op: AnyOp, deps: list[str], ex: Execution, keys: dict[str, str],
+                  video: VideoContext, claim_of: dict[str, str]):
+        family = op.op
+        spec = self.specialists.get(family)
+        if spec is None:
+            return (self._empty(op, f"no specialist configured for '{family}'"), "none", "", "")
+        backend, version = backend_name(spec), str(getattr(spec, "version", ""))
+        key = sha256_json({"clip": video.sha256, "op": op.model_dump(mode="json", exclude={"id"}),
+                           "backend": backend, "version": version, "inputs": [keys.get(d, "") for d in deps]})
+
+        subjects = {name: plan.subject(name) for name in op_subjects(op)}
+        tracks: dict[str, list[Track]] = {}
+        if not isinstance(op, GroundOp):
+            ground_of = {plan.op(d).subject: d for d in deps if isinstance(plan.op(d), GroundOp)}
+            for name in subjects:
+                r = ex.results.get(ground_of.get(name, ""))
+                tracks[name] = [r] if isinstance(r, Track) else list(r or [])
+        claim_id = op.claim if isinstance(op, JudgeOp) else claim_of.get(op.id)
+        inputs = {"subjects": subjects, "tracks": tracks, "claim": plan.claim(claim_id) if claim_id else None,
+                  "prompt": plan.prompt}
+
+        # preconditions the executor enforces whatever the backend: no evidence -> unknown with the reason
+        if isinstance(op, HearOp) and (video.audio is None or video.audio.size == 0):
+            return self._empty(op, "the clip has no audio track"), backend, version, key
+        if family in _NEEDS_TRACKS:
+            missing = [n for n, t in tracks.items() if not t]
+            if missing:
+                return self._empty(op, f"subject {', '.join(map(repr, missing))} not found in the clip"), backend, \
+                    version, key
+
+        cached = self.cache.get(key)
+        if cached is not None:
+            ex.cache_hits[op.id] = True
+            return cached, backend, version, key
+        ex.cache_hits[op.id] = False
+        ex.dispatched.append(op.id)
+        try:
+            result = spec.run(op, inputs, video)
+        except Exception as exc:  # a failing backend is missing evidence for this operation only
+            log.warning("%s (%s) failed: %s: %s", op.id, backend, type(exc).__name__, exc)
+            return self._empty(op, f"{backend} failed: {type(exc).__name__}: {exc}"), backend, version, key
+        result = self._typed(op, result, backend)
+        if not (isinstance(result, Measurement) and result.reason.startswith("backend returned")):
+            self.cache.put(key, result)
+        return result, backend, version, key
+
+    @staticmethod
+    def _empty(op: AnyOp, reason: str):
+        return [] if isinstance(op, GroundOp) else Measurement(state=UNKNOWN, reason=reason)
+
+    @staticmethod
+    def _typed(op: AnyOp, result: Any, backend: str):
+        """Accept only the declared result type; anything else is missing evidence."""
+        if isinstance(op, GroundOp):
+            if isinstance(result, Track):
+                result = [result]
+            if isinstance(result, (list, tuple)) and all(isinstance(t, Track) for t in result):
+                return list(result)
+            return []
+        if isinstance(result, Measurement) and result.state in (SUPPORTED, CONTRADICTED, UNKNOWN):
+            return result
+        return Measurement(state=UNKNOWN, reason=f"backend returned {type(result).__name__}, not a Measurement")

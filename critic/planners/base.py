@@ -1,0 +1,162 @@
+"""What every planner returns, and a builder that assigns ids and adds the implicit obligations."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from critic.plan import check_plan
+from critic.types import (AnyOp, Claim, Cost, Expect, GroundOp, JudgeOp, MeasureOp, Obligation, Plan, SubjectSpec)
+
+
+@dataclass(frozen=True)
+class PlanResult:
+    """A validated plan (``None`` when rejected), with the reasons a plan was rejected or repaired, the
+    number of attempts and the planner's own cost (model calls)."""
+
+    plan: Plan | None
+    cost: Cost = Cost()
+    attempts: int = 1
+    rejected: tuple[str, ...] = ()
+    transcript: tuple[dict[str, Any], ...] = ()
+
+
+class Planner(Protocol):
+    name: str
+
+    def plan(self, prompt: str, lessons: list[Any] | None = None) -> PlanResult: ...
+
+
+#: The implicit obligations of every rigid grounded subject (DESIGN §5): quantity, expectation, wording.
+IMPLICIT_OBLIGATIONS: dict[str, tuple[str, Expect, str]] = {
+    "continuity": ("continuity", Expect(), "moves continuously (no teleport)"),
+    "permanence": ("permanence", Expect(), "persists (no vanishing without an occluder or leaving the frame)"),
+    "size_constancy": ("size_constancy", Expect(), "keeps its size and shape"),
+    "support": ("support", Expect(), "falls when unsupported and rests only when supported"),
+    "penetration": ("penetration", Expect(holds=False), "does not pass into the floor or walls"),
+}
+
+
+class PlanBuilder:
+    """Builds a plan with readable ids (``s``/``c1``/``o1``/``c1.1``); identical operations are shared."""
+
+    def __init__(self, prompt: str):
+        self.prompt = prompt
+        self.subjects: dict[str, SubjectSpec] = {}
+        self.claims: list[Claim] = []
+        self.obligations: list[Obligation] = []
+        self.ops: list[AnyOp] = []
+        self.notes: list[str] = []
+        self._op_keys: dict[str, str] = {}
+
+    @classmethod
+    def from_plan(cls, plan: Plan) -> "PlanBuilder":
+        """Continue building from an existing plan (keeps its ids), e.g. to add implicit obligations."""
+        b = cls(plan.prompt)
+        b.subjects = {s.name: s for s in plan.subjects}
+        b.claims, b.obligations, b.ops, b.notes = list(plan.claims), list(plan.obligations), \
+            list(plan.operations), list(plan.notes)
+        b._op_keys = {op.model_dump_json(exclude={"id"}): op.id for op in plan.operations}
+        return b
+
+    # subjects ------------------------------------------------------------------------------------
+    def add_subject(self, spec: SubjectSpec) -> str:
+        base, name, k = spec.name, spec.name, 2
+        while name in self.subjects:
+            name, k = f"{base}_{k}", k + 1
+        self.subjects[name] = spec.model_copy(update={"name": name})
+        return name
+
+    def update_subject(self, name: str, **changes: Any) -> None:
+        self.subjects[name] = self.subjects[name].model_copy(update=changes)
+
+    def ground(self, subject: str) -> str:
+        return self.op(GroundOp, subject=subject)
+
+    # operations ----------------------------------------------------------------------------------
+    def op(self, cls: type, **args: Any) -> str:
+        """Add an operation (or return the id of an identical one) and ground the subjects it names."""
+        probe = cls(id="tmp", **args)
+        key = probe.model_dump_json(exclude={"id"})
+        if key in self._op_keys:
+            return self._op_keys[key]
+        if not isinstance(probe, GroundOp):
+            from critic.types import op_subjects
+
+            for s in op_subjects(probe):
+                self.ground(s)
+        taken = {o.id for o in self.ops}
+        n = len(self.ops) + 1
+        while f"o{n}" in taken:
+            n += 1
+        op_id = f"o{n}"
+        self.ops.append(cls(id=op_id, **args))
+        self._op_keys[key] = op_id
+        return op_id
+
+    # claims --------------------------------------------------------------------------------------
+    def claim(self, span: tuple[int, int], *, kind: str = "explicit", subjects: list[str] = (),
+              text: str | None = None) -> str:
+        a, b = span
+        while a < b and not self.prompt[a].isalnum() and self.prompt[a] not in "'\"“‘":
+            a += 1
+        while b > a and not self.prompt[b - 1].isalnum() and self.prompt[b - 1] not in "'\"”’":
+            b -= 1
+        taken = {c.id for c in self.claims}
+        n = len(self.claims) + 1
+        while f"c{n}" in taken:
+            n += 1
+        cid = f"c{n}"
+        self.claims.append(Claim(id=cid, text=text if text is not None else self.prompt[a:b], span=(a, b), kind=kind,
+                                 subjects=list(dict.fromkeys(subjects))))
+        return cid
+
+    def oblige(self, claim: str, check: str, text: str = "", kind: str = "instrument") -> str:
+        n = sum(ob.claim == claim for ob in self.obligations) + 1
+        oid = f"{claim}.{n}"
+        self.obligations.append(Obligation(id=oid, claim=claim, text=text, check=check, kind=kind))
+        return oid
+
+    def add_implicit(self, subject: str, which: list[str] | tuple[str, ...] = tuple(IMPLICIT_OBLIGATIONS)) -> None:
+        """The obligations a physicist presumes for a rigid subject, tied to the span that introduced it."""
+        spec = self.subjects[subject]
+        span = spec.span or next((c.span for c in self.claims if subject in c.subjects), None) \
+            or self._find_phrase(spec)
+        if not spec.rigid or span is None:
+            return
+        phrase = self.prompt[span[0]:span[1]]
+        for key in which:
+            quantity, expect, wording = IMPLICIT_OBLIGATIONS[key]
+            if quantity == "penetration" and any(getattr(o, "subject", None) == subject and
+                                                 getattr(o, "quantity", None) == "penetration" for o in self.ops):
+                continue  # the prompt itself says something about passing through (a ghost ball)
+            check = self.op(MeasureOp, subject=subject, quantity=quantity, expect=expect)
+            if any(ob.check == check for ob in self.obligations):
+                continue
+            cid = self.claim(span, kind="implicit", subjects=[subject], text=f"{phrase} {wording}")
+            self.oblige(cid, check, f"{quantity} (implicit)")
+
+    def _find_phrase(self, spec: SubjectSpec) -> tuple[int, int] | None:
+        """Where the prompt names the subject ("a red ball"), for plans whose subjects carry no span."""
+        words = [w for w in (spec.color, spec.noun) if w]
+        rx = r"\b(?:(?:an?|the|one|two|three|four|five|\d+)\s+)?(?:\w+\s+){0,2}?" + r"\s+".join(map(re.escape, words))
+        m = re.search(rx + r"(?:e?s)?\b", self.prompt, flags=re.IGNORECASE)
+        return (m.start(), m.end()) if m else None
+
+    def add_dense(self) -> None:
+        """One semantic first-pass sub-check per explicit claim (re-verified by its instruments)."""
+        for c in list(self.claims):
+            if c.kind == "explicit":
+                check = self.op(JudgeOp, claim=c.id, question=f"Does the video show this? {c.text}")
+                self.oblige(c.id, check, "dense first pass", kind="dense")
+
+    def build(self, planner: str) -> Plan:
+        used = {s for op in self.ops for s in (getattr(op, "subject", None), getattr(op, "other", None),
+                                                getattr(op, "a", None), getattr(op, "b", None),
+                                                getattr(op, "where", None)) if isinstance(s, str)}
+        used |= {s for c in self.claims for s in c.subjects}
+        subjects = [s for n, s in self.subjects.items() if n in used]
+        plan = Plan(prompt=self.prompt, subjects=subjects, claims=self.claims, obligations=self.obligations,
+                    operations=self.ops, planner=planner, notes=self.notes)
+        return check_plan(plan)

@@ -1,0 +1,116 @@
+"""One critique, end to end: prompt -> plan (validated, before any frame is read) -> gated execution on the
+clip -> aggregation -> files in the run directory.
+
+``critique(video_path, prompt, cfg_or_components, run_dir)`` is the API the command line, the synthetic-clip
+tests and the experiments use. ``cfg_or_components`` is either the app config (``cfg.critic.planner``,
+``cfg.critic.specialists.<family>``, ``cfg.critic.aggregator``, each with a ``_target_``) or ready-made
+:class:`CriticComponents` (tests pass fake specialists this way).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from critic.aggregator import Aggregator
+from critic.executor import Execution, Executor, OperationCache
+from critic.memory import Memory
+from critic.planners.base import PlanResult
+from critic.report import write_outputs
+from critic.types import ClipVerdict, CostSummary, VideoContext, VideoSanity
+from sim.runtime import UserError, sha256_file, sha256_json
+
+DEFAULT_MAX_PROMPT_CHARS = 4000
+
+
+@dataclass
+class CriticComponents:
+    """Everything a critique needs besides the clip and the prompt."""
+
+    planner: Any
+    specialists: Mapping[str, Any]
+    aggregator: Aggregator = field(default_factory=Aggregator)
+    memory: Memory | None = None
+    cache: OperationCache = field(default_factory=OperationCache)
+    max_prompt_chars: int = DEFAULT_MAX_PROMPT_CHARS
+    report: bool = True
+    progress: bool = False
+
+
+def build_components(cfg: Any) -> CriticComponents:
+    """Instantiate the configured planner, specialists and aggregator (cheap: no weights are loaded)."""
+    from hydra.utils import instantiate
+
+    critic_cfg = cfg.critic
+    specialists = {}
+    for family, node in (critic_cfg.get("specialists") or {}).items():
+        if node is not None and "_target_" in node:
+            specialists[str(family)] = instantiate(node)
+    memory = Memory(cfg.memory) if cfg.get("memory") else None
+    return CriticComponents(planner=instantiate(critic_cfg.planner), specialists=specialists,
+                            aggregator=instantiate(critic_cfg.aggregator), memory=memory,
+                            cache=OperationCache(cfg.get("cache_dir")),
+                            max_prompt_chars=int(cfg.get("max_prompt_chars", DEFAULT_MAX_PROMPT_CHARS)),
+                            report=bool(cfg.get("report", True)), progress=bool(cfg.get("progress", False)))
+
+
+def check_prompt(prompt: Any, max_chars: int, source: str | None = None) -> str:
+    if not isinstance(prompt, str) or not prompt.strip():
+        raise UserError("the prompt is empty", file=source, field="prompt")
+    if len(prompt) > max_chars:
+        raise UserError(f"the prompt has {len(prompt)} characters (at most {max_chars}); shorten it or raise "
+                        "max_prompt_chars", file=source, field="prompt")
+    return prompt
+
+
+def load_clip(video_path: str | os.PathLike) -> VideoContext:
+    from critic.video import load_video
+
+    return load_video(video_path)
+
+
+def critique(video_path: str | os.PathLike, prompt: str, cfg_or_components: Any, run_dir: str | os.PathLike, *,
+             video: VideoContext | None = None) -> ClipVerdict:
+    """Critique one clip against its prompt and write the run directory's files (see ``critic.report``).
+
+    ``video`` may be given already decoded (tests, in-memory clips); otherwise ``video_path`` is decoded with
+    ``critic.video.load_video`` - after the plan has been made and validated."""
+    comp = cfg_or_components if isinstance(cfg_or_components, CriticComponents) else build_components(cfg_or_components)
+    prompt = check_prompt(prompt, comp.max_prompt_chars)
+    if video is None and not Path(video_path).is_file():
+        raise UserError("video file not found", file=video_path)
+    run_dir = Path(run_dir)
+
+    # 1. plan from the prompt alone, validated before any frame is read
+    lessons = comp.memory.active() if comp.memory is not None else None
+    result: PlanResult = comp.planner.plan(prompt, lessons)
+    clip_sha = video.sha256 if video is not None else sha256_file(video_path)
+    video_name = Path(video.path if video is not None else video_path).name
+    if result.plan is None:
+        rejected = {"prompt": prompt, "planner": getattr(comp.planner, "name", ""), "reasons": list(result.rejected),
+                    "attempts": result.attempts, "transcript": list(result.transcript)}
+        verdict = ClipVerdict(clip_sha256=clip_sha, video=video_name, prompt=prompt, plan_sha256="", verdict="unknown",
+                              reason="plan rejected: " + "; ".join(result.rejected), claims=[], packets=[],
+                              cost=CostSummary(planner_model_calls=result.cost.model_calls), p_plausible=0.5)
+        return write_outputs(run_dir, None, [], verdict, rejected=rejected, report=comp.report)
+    plan = result.plan
+    plan_sha = sha256_json(plan.model_dump(mode="json"))
+
+    # 2. nothing to check: no need to decode the clip
+    if not plan.claims:
+        agg = comp.aggregator.aggregate(plan, {}, clip_sha256=clip_sha, video=video_name, plan_sha256=plan_sha,
+                                        planner_cost=result.cost)
+        return write_outputs(run_dir, plan, [], agg, report=comp.report)
+
+    # 3. execute the declared operations on the clip, then aggregate
+    if video is None:
+        video = load_clip(video_path)
+    ex: Execution = Executor(comp.specialists, comp.cache).run(plan, video, progress=comp.progress)
+    verdict = comp.aggregator.aggregate(plan, ex.records, clip_sha256=video.sha256, video=video_name,
+                                        plan_sha256=plan_sha, sanity=video.sanity or VideoSanity(),
+                                        planner_cost=result.cost)
+    return write_outputs(run_dir, plan, list(ex.records.values()), verdict, video=video, results=ex.results,
+                         timings=ex.timings(), report=comp.report)

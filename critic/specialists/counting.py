@@ -1,0 +1,46 @@
+"""``count``: identity-based counting of a grounded subject's tracks (DESIGN §5)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from critic.specialists.base import unknown
+from critic.specialists.kinematics import runs
+from critic.types import Cost, CountOp, Measurement, Track, VideoContext
+
+
+class IdentityCounter:
+    """Counts distinct identities (tracks after stitching) seen in at least ``min_frames`` frames.
+
+    A count of zero is unknown (grounding may have missed the subject); a different positive count is
+    contradicted, with the frames where the number of instances in view disagrees with ``n``."""
+
+    name = "identity"
+    version = "1"
+
+    def __init__(self, min_frames: int = 3):
+        self.min_frames = min_frames
+
+    def run(self, op: CountOp, inputs: dict[str, Any], video: VideoContext) -> Measurement:
+        tracks: list[Track] = [t for t in inputs.get("tracks", {}).get(op.subject, [])
+                               if int(np.asarray(t.visible).sum()) >= self.min_frames]
+        required = f"{op.n} distinct '{op.subject}'"
+        if not tracks:
+            return unknown(f"no '{op.subject}' was grounded", required=required)
+        found = len(tracks)
+        in_view = np.sum([np.asarray(t.visible) | np.asarray(t.coasted) for t in tracks], axis=0)
+        values = {"identities": [int(t.identity) for t in tracks], "max_in_view": int(in_view.max())}
+        measured = f"{found} distinct identities (at most {int(in_view.max())} in view at once)"
+        if found == op.n:
+            return Measurement(state="supported", required=required, measured=measured, values=values,
+                               cost=Cost(tool_calls=1))
+        wrong = runs(in_view != op.n)
+        if found > op.n:
+            # the frames where more instances than claimed are in view (an extra object appeared)
+            extra = runs(in_view > op.n)
+            wrong = extra or wrong
+        s, e = (wrong[0][0], wrong[-1][1]) if wrong else (0, video.num_frames - 1)
+        return Measurement(state="contradicted", required=required, measured=measured, values=values,
+                           window=video.window(s, e), cost=Cost(tool_calls=1))

@@ -1,0 +1,178 @@
+"""Kinematic primitives on a :class:`Track`: velocities, stationary runs, floor contacts with sub-frame times.
+
+Units: positions px (x right, y down), times s from the container, displacements reported in the subject's
+radii (``Track.radius_px``) so no scene calibration is needed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from critic.types import Track
+
+
+def runs(mask: np.ndarray) -> list[tuple[int, int]]:
+    """Inclusive (start, end) index pairs of the True runs of a 1-D boolean array."""
+    m = np.asarray(mask, bool).astype(np.int8)
+    d = np.diff(np.concatenate([[0], m, [0]]))
+    starts = np.flatnonzero(d == 1)
+    ends = np.flatnonzero(d == -1) - 1
+    return [(int(s), int(e)) for s, e in zip(starts, ends)]
+
+
+def size_radius(track: Track) -> np.ndarray:
+    """Per-frame size radius (px): half the smaller box side, robust to motion blur (which stretches the box
+    along the motion) -> (T,), NaN where not visible."""
+    b = track.boxes_xyxy
+    r = 0.5 * (np.minimum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]) + 1.0)
+    return np.where(track.visible, r, np.nan)
+
+
+def radius(track: Track) -> float:
+    """The subject's unit length (px): median size radius over visible frames not touching the border."""
+    r = size_radius(track)
+    ok = track.visible & ~track.touches_border & np.isfinite(r)
+    if ok.sum() < 2:
+        ok = track.visible & np.isfinite(r)
+    if not ok.any():
+        return float("nan")
+    return float(max(np.median(r[ok]), 1.0))
+
+
+def observed(track: Track) -> np.ndarray:
+    """Frames with a real observation (visible, not coasted)."""
+    return np.asarray(track.visible, bool) & ~np.asarray(track.coasted, bool)
+
+
+def velocity(track: Track) -> np.ndarray:
+    """Per-frame velocity (px/s) from central differences over observed neighbours -> (T, 2), NaN elsewhere."""
+    c = track.centroid_px
+    t = track.times_s
+    ok = observed(track)
+    v = np.full_like(c, np.nan)
+    for k in range(len(c)):
+        if not ok[k]:
+            continue
+        a = k - 1 if k > 0 and ok[k - 1] else k
+        b = k + 1 if k + 1 < len(c) and ok[k + 1] else k
+        if b > a:
+            v[k] = (c[b] - c[a]) / (t[b] - t[a])
+    return v
+
+
+def stationary_runs(track: Track, *, max_speed_radii_per_frame: float = 0.12, min_frames: int = 4,
+                    min_seconds: float = 0.2) -> list[tuple[int, int]]:
+    """Runs of observed frames where the subject moves less than ``max_speed`` radii per frame."""
+    r = radius(track)
+    c = track.centroid_px
+    ok = observed(track)
+    t = track.times_s
+    dt = float(np.median(np.diff(t))) if len(t) > 1 else 1.0
+    still = np.zeros(len(c), bool)
+    for k in range(1, len(c)):
+        if ok[k] and ok[k - 1]:
+            still[k] = np.linalg.norm(c[k] - c[k - 1]) < max_speed_radii_per_frame * r
+    # a frame is still if it is still with respect to its predecessor; the predecessor starts the run
+    out = []
+    for s, e in runs(still):
+        s = max(s - 1, 0)
+        if e - s + 1 >= min_frames and (e - s) * dt >= min_seconds - 1e-9:
+            out.append((s, e))
+    return out
+
+
+@dataclass(frozen=True)
+class Contact:
+    """A reversal of vertical motion (down -> up) or a landing (down -> stop) of the subject.
+
+    ``frame``: the observed frame nearest the contact; ``time_s``: sub-frame contact time (intersection of
+    the parabolas fitted before and after, when both sides have >= 3 samples); ``kind``: "bounce" or "land";
+    ``drop_radii`` the descent before, ``rebound_radii`` the ascent after (0 for a landing); ``bottom_px``
+    the subject's lowest point (y of the box bottom) at the contact frame."""
+
+    frame: int
+    time_s: float
+    kind: str
+    drop_radii: float
+    rebound_radii: float
+    bottom_px: float
+
+
+def _fit(t: np.ndarray, y: np.ndarray) -> np.ndarray | None:
+    if len(t) < 3:
+        return None
+    return np.polyfit(t, y, 2)
+
+
+def floor_contacts(track: Track, *, min_drop_radii: float = 0.75, min_rebound_radii: float = 0.3,
+                   axis: int = 1) -> list[Contact]:
+    """Down->up reversals (bounces) and down->stop landings along ``axis`` (1: image y, the floor; 0: x,
+    a wall) over runs of observed frames."""
+    r = radius(track)
+    if not np.isfinite(r):
+        return []
+    c = track.centroid_px[:, axis]
+    t = track.times_s
+    ok = observed(track)
+    out: list[Contact] = []
+    for s, e in runs(ok):
+        if e - s < 2:
+            continue
+        y = c[s:e + 1]
+        tt = t[s:e + 1]
+        dy = np.diff(y)
+        k = 1
+        while k < len(y) - 1:
+            # y must have been going down (increasing) into k and not going down after it
+            if dy[k - 1] > 0.05 * r and dy[k] <= 0.05 * r:
+                j0 = k - 1
+                while j0 > 0 and dy[j0 - 1] > 0:
+                    j0 -= 1
+                drop = (y[k] - y[j0]) / r
+                j1 = k
+                while j1 < len(dy) and dy[j1] < 0:
+                    j1 += 1
+                rebound = (y[k] - y[j1]) / r
+                if drop >= min_drop_radii:
+                    kind = "bounce" if rebound >= min_rebound_radii else "land"
+                    if kind == "land" and axis == 1:
+                        # a landing must stop: the next frames stay near the contact row
+                        nxt = y[k:min(k + 4, len(y))]
+                        if np.any(np.abs(nxt - y[k]) > 0.5 * r):
+                            k += 1
+                            continue
+                    tc = float(tt[k])
+                    pre = _fit(tt[max(j0, k - 4):k], y[max(j0, k - 4):k])
+                    post = _fit(tt[k + 1:min(j1 + 1, k + 5)], y[k + 1:min(j1 + 1, k + 5)]) if kind == "bounce" else None
+                    if pre is not None and post is not None:
+                        roots = np.roots(pre - post)
+                        roots = [float(np.real(x)) for x in np.atleast_1d(roots) if abs(np.imag(x)) < 1e-9]
+                        lo, hi = float(tt[k - 1]), float(tt[k + 1])
+                        inside = [x for x in roots if lo <= x <= hi]
+                        if inside:
+                            tc = min(inside, key=lambda x: abs(x - tt[k]))
+                    elif pre is not None and kind == "land":
+                        # the parabola before reaches the resting row
+                        roots = np.roots(pre - np.array([0, 0, y[k]]))
+                        roots = [float(np.real(x)) for x in np.atleast_1d(roots) if abs(np.imag(x)) < 1e-9]
+                        inside = [x for x in roots if float(tt[k - 1]) <= x <= float(tt[k])]
+                        if inside:
+                            tc = inside[0]
+                    bottom = float(track.boxes_xyxy[s + k, 3 if axis == 1 else 2])
+                    out.append(Contact(frame=s + k, time_s=tc, kind=kind, drop_radii=float(drop),
+                                       rebound_radii=float(max(rebound, 0.0)) if kind == "bounce" else 0.0,
+                                       bottom_px=bottom))
+                    k = max(k + 1, j1)
+                    continue
+            k += 1
+    return out
+
+
+def parabola_fit(t: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """Least-squares y = c0 + c1 t + (a/2) t^2 -> (a px/s^2, rms residual px)."""
+    t = np.asarray(t, float) - float(t[0])
+    p = np.polyfit(t, y, 2)
+    res = y - np.polyval(p, t)
+    return float(2 * p[0]), float(np.sqrt(np.mean(res ** 2)))

@@ -1,0 +1,112 @@
+"""``read``: Tesseract OCR (``pytesseract``, ``--psm 6``) on a few frames of the declared region.
+
+Only the frames the operation declares are read: where ``where`` names a subject, its visible frames cropped to
+its box; otherwise ``frames`` frames spread over the clip. Text is compared case- and space-insensitively with
+a similarity ratio (difflib); the read text is evidence, never an instruction.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import shutil
+from typing import Any
+
+import cv2
+import numpy as np
+
+from critic.specialists.base import unknown
+from critic.specialists.kinematics import runs
+from critic.types import Cost, Measurement, ReadOp, VideoContext
+
+
+def normalise(text: str) -> str:
+    return re.sub(r"[^0-9a-z]+", "", text.lower())
+
+
+def similarity(claimed: str, read: str) -> float:
+    """Best similarity of ``claimed`` against any same-length substring of ``read`` (both normalised)."""
+    a, b = normalise(claimed), normalise(read)
+    if not a or not b:
+        return 0.0
+    if a in b:
+        return 1.0
+    n = len(a)
+    if len(b) <= n:
+        return difflib.SequenceMatcher(None, a, b).ratio()
+    return max(difflib.SequenceMatcher(None, a, b[i:i + n]).ratio() for i in range(len(b) - n + 1))
+
+
+class TesseractReader:
+    """``read`` specialist. Missing ``tesseract`` binary -> unknown with the reason."""
+
+    name = "tesseract"
+    version = "1"
+
+    def __init__(self, frames: int = 6, psm: int = 6, lang: str = "eng", match: float = 0.8, min_chars: int = 3,
+                 upscale_to: int = 64):
+        self.frames, self.psm, self.lang = frames, psm, lang
+        self.match, self.min_chars, self.upscale_to = match, min_chars, upscale_to
+
+    def available(self) -> bool:
+        return shutil.which("tesseract") is not None
+
+    def _read(self, image: np.ndarray) -> str:
+        import pytesseract
+
+        gray = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY)
+        # Tesseract wants text ~30 px tall: upscale small crops/frames
+        s = max(1.0, self.upscale_to * 4 / max(min(gray.shape), 1))
+        if s > 1:
+            gray = cv2.resize(gray, None, fx=s, fy=s, interpolation=cv2.INTER_CUBIC)
+        return pytesseract.image_to_string(gray, lang=self.lang, config=f"--psm {self.psm}")
+
+    def run(self, op: ReadOp, inputs: dict[str, Any], video: VideoContext) -> Measurement:
+        required = f"text '{op.text}' legible"
+        if not self.available():
+            return unknown("the tesseract binary is not installed", required=required)
+        t_count = video.num_frames
+        boxes = None
+        if op.where:
+            tracks = inputs.get("tracks", {}).get(op.where, [])
+            if not tracks:
+                return unknown(f"'{op.where}' was not found, so there is nowhere to read", required=required)
+            tr = max(tracks, key=lambda t: int(np.asarray(t.visible).sum()))
+            cand = np.flatnonzero(tr.visible)
+            boxes = tr.boxes_xyxy
+        else:
+            cand = np.arange(t_count)
+        if cand.size == 0:
+            return unknown("no frame to read", required=required)
+        idx = cand[np.unique(np.linspace(0, cand.size - 1, min(self.frames, cand.size)).round().astype(int))]
+        h, w = video.frames.shape[1:3]
+        reads: dict[int, str] = {}
+        scores: dict[int, float] = {}
+        for k in idx:
+            img = video.frames[k]
+            if boxes is not None:
+                x0, y0, x1, y1 = boxes[k]
+                pad = 0.15 * max(x1 - x0, y1 - y0)
+                x0, y0 = int(max(x0 - pad, 0)), int(max(y0 - pad, 0))
+                x1, y1 = int(min(x1 + pad, w - 1)), int(min(y1 + pad, h - 1))
+                img = img[y0:y1 + 1, x0:x1 + 1]
+            text = self._read(img)
+            reads[int(k)] = text.strip()
+            scores[int(k)] = similarity(op.text, text)
+        values = {"reads": {str(k): v[:120] for k, v in reads.items()}, "scores": {str(k): round(v, 3) for k, v in scores.items()}}
+        hits = sorted(k for k, s in scores.items() if s >= self.match)
+        legible = sorted(k for k, v in reads.items() if len(normalise(v)) >= self.min_chars)
+        cost = Cost(tool_calls=len(idx))
+        if hits:
+            # frames where the text is legible: from the first to the last sampled hit
+            w = video.window(hits[0], hits[-1])
+            return Measurement(state="supported", required=required, measured=f"read '{reads[hits[0]][:60]}'", window=w,
+                               windows={"visible": w}, values=values, cost=cost)
+        if legible:
+            w = video.window(legible[0], legible[-1])
+            best = max(scores.values())
+            return Measurement(state="contradicted", required=required,
+                               measured=f"read '{reads[legible[0]][:60]}' instead (similarity {best:.2f})", window=w,
+                               values=values, cost=cost)
+        return Measurement(state="unknown", required=required, reason="no legible text in the sampled frames",
+                           values=values, cost=cost)

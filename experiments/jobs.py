@@ -1,0 +1,191 @@
+"""What one experiment job does (``job=...``): a release-point job, or a critic ablation (see ``ablation``).
+
+A release-point job, for one (scene, seed, prompt, release step i*):
+
+1. skips itself when its outputs are complete and valid (resume), else clears what a killed attempt left;
+2. writes the scoring settings (``scoring.json``: threshold, minimum frames) before anything is scored;
+3. simulates the scene at the generator's size and renders its control video;
+4. obtains its clip from the configured executor (naive, prefix-shared, or the control itself);
+5. tracks the scene's object in the clip and scores retention against the projected simulated path;
+6. writes ``scene.json``, ``trajectory.npz``, ``control/``, ``clip.npz`` (+ ``clip.mp4``, ``clip.json``),
+   ``paths.npz``, ``metrics.json`` and, last, ``manifest.json``;
+7. logs one tracker run (W&B group = sweep) and rewrites the sweep's ``summary.csv``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from hydra.utils import instantiate
+from omegaconf import DictConfig, OmegaConf
+
+from experiments import jobstate
+from experiments.executors import ClipRequest, executor_name, file_lock
+from experiments.retention import RetentionConfig, flat_metrics, score_retention
+from experiments.scene import VideoSize, simulate_scene
+from sim.runtime import save_npz, sha256_file, sha256_json, write_json, write_manifest
+
+log = logging.getLogger(__name__)
+
+#: Exit status of a job stopped on purpose by ``debug.stop_after_jobs`` (simulates a killed sweep).
+EXIT_STOPPED = 75
+_jobs_finished_in_process = 0
+
+
+@dataclass(frozen=True)
+class JobContext:
+    """Where a job runs: its directory, the sweep root (== job dir for a single run), its name and the
+    overrides that define it (for finding sibling jobs in a multirun)."""
+
+    job_dir: Path
+    sweep_dir: Path
+    name: str
+    overrides: tuple[str, ...] = ()
+    multirun: bool = False
+    group: str = "default"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def _config_dict(cfg: DictConfig) -> dict[str, Any]:
+    return OmegaConf.to_container(cfg, resolve=True, throw_on_missing=False)  # type: ignore[return-value]
+
+
+def _maybe_stop(cfg: DictConfig) -> None:
+    """Simulate a kill: with ``debug.stop_after_jobs=n`` the process dies inside job n+1, after its clip is
+    written and before its metrics, leaving one partial job behind (as a real kill would)."""
+    limit = OmegaConf.select(cfg, "debug.stop_after_jobs")
+    if limit is not None and _jobs_finished_in_process >= int(limit):
+        log.warning("debug.stop_after_jobs=%s reached: stopping the sweep here", limit)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(EXIT_STOPPED)
+
+
+class ReleasePointJob:
+    """One clip of a release-point sweep and its retention metrics (``job=release_point``)."""
+
+    def __init__(self, write_mp4: bool = True):
+        self.write_mp4 = write_mp4
+
+    def __call__(self, cfg: DictConfig, ctx: JobContext) -> dict[str, Any]:
+        global _jobs_finished_in_process
+        job_dir = ctx.job_dir
+        if jobstate.job_complete(job_dir):
+            log.info("complete, skipped: %s", job_dir)
+            return {"status": "skipped", "job_dir": str(job_dir)}
+        jobstate.clear_partial_job(job_dir)
+        job_dir.mkdir(parents=True, exist_ok=True)
+
+        scoring = RetentionConfig(**_config_dict(cfg.retention))
+        # The threshold is fixed in the run before any clip is scored.
+        write_json(job_dir / "scoring.json", {"threshold": scoring.threshold, "min_frames": scoring.min_frames,
+                                              "time_tolerance_s": scoring.time_tolerance_s})
+        tracker = instantiate(cfg.tracker)
+        tracker.start(name=ctx.name, group=ctx.group, run_dir=job_dir, sweep_dir=ctx.sweep_dir,
+                      config=_config_dict(cfg))
+        try:
+            metrics = self._run(cfg, ctx, scoring)
+        except BaseException:
+            tracker.finish(exit_code=1)
+            raise
+        tracker.log(metrics["row"])
+        tracker.finish()
+        _jobs_finished_in_process += 1
+        with file_lock(ctx.sweep_dir / ".summary.lock"):
+            jobstate.write_summary(ctx.sweep_dir)
+        return {"status": "done", "job_dir": str(job_dir), **metrics["row"]}
+
+    def _run(self, cfg: DictConfig, ctx: JobContext, scoring: RetentionConfig) -> dict[str, Any]:
+        from generate.io import save_clip
+
+        job_dir = ctx.job_dir
+        size = VideoSize(**_config_dict(cfg.video))
+        spec = instantiate(cfg.scene)
+        scene = simulate_scene(spec, size, instantiate(cfg.control), cfg.get("object_name"),
+                               scoring.time_tolerance_s)
+        from control.io import save_control
+        from sim.io import save_spec, save_trajectory
+
+        save_spec(scene.spec, job_dir / "scene.json")
+        save_trajectory(scene.trajectory, job_dir / "trajectory.npz")
+        save_control(scene.control, job_dir / "control", input_sha256={
+            "scene.json": sha256_file(job_dir / "scene.json"),
+            "trajectory.npz": sha256_file(job_dir / "trajectory.npz")})
+
+        generator_cfg = _config_dict(cfg.generator) if "generator" in cfg else {}
+        release_steps = _sibling_steps(cfg, ctx)
+        request = ClipRequest(control=scene.control, prompt=str(cfg.prompt), seed=int(cfg.seed),
+                              num_steps=int(cfg.num_steps), release_step=release_step_of(cfg),
+                              group_release_steps=release_steps, shared_dir=ctx.sweep_dir,
+                              generator_key=sha256_json(generator_cfg),
+                              negative_prompt=cfg.get("negative_prompt"),
+                              extra={"mode": str(OmegaConf.select(cfg, "probe.mode", default="skip")),
+                                     **(_config_dict(cfg.generation) if cfg.get("generation") else {})})
+        pipe_holder: dict[str, Any] = {}
+
+        def generator_factory():
+            if "pipe" not in pipe_holder:
+                pipe_holder["pipe"] = instantiate(cfg.generator).load()
+            return pipe_holder["pipe"]
+
+        executor = instantiate(cfg.executor)
+        clip = executor(request, generator_factory)
+        save_clip(clip, job_dir, mp4=self.write_mp4)
+        _maybe_stop(cfg)
+
+        object_tracker = instantiate(cfg.object_tracker)
+        track = object_tracker(clip.frames, clip.fps, scene.path_px)
+        score = score_retention(track.centroid_px, track.visible & ~track.coasted, scene.path_px,
+                                scene.window_masks, scoring, track.area_px)
+        save_npz(job_dir / "paths.npz", t_s=np.asarray(scene.trajectory.t_s),
+                 simulated_px=scene.path_px, tracked_px=np.asarray(track.centroid_px, dtype=np.float64),
+                 tracked_area_px=np.asarray(track.area_px, dtype=np.float64),
+                 tracked_visible=np.asarray(track.visible & ~track.coasted),
+                 airborne=scene.window_masks["airborne"], after_ground=scene.window_masks["after_ground"])
+
+        sigmas = np.asarray(clip.sigmas, dtype=np.float64)
+        switch = clip.expert_switch_step
+        row = {
+            "scene": str(OmegaConf.select(cfg, "scene_name") or scene.spec.name),
+            "seed": int(cfg.seed), "prompt": str(cfg.prompt), "object": scene.object_name,
+            "release_step": request.release_step, "num_steps": request.num_steps,
+            "sigma_rel": clip.sigma_rel if clip.sigma_rel is not None else None,
+            "expert_switch_step": switch,
+            "sigma_expert_switch": float(sigmas[switch]) if switch is not None and switch < len(sigmas) else None,
+            "executor": executor_name(executor), "model_id": clip.model_id,
+            "control_kind": scene.control.kind, "threshold": scoring.threshold,
+            "clip_sha256": sha256_file(job_dir / "clip.npz"),
+            **flat_metrics(score),
+        }
+        metrics = {"row": row, "retention": score, "job": ctx.name,
+                   "group_release_steps": list(request.group_release_steps),
+                   "scene_sha256": sha256_json(scene.spec.model_dump(mode="json")),
+                   "control_sha256": scene.control.spec_sha256, "track_backend": track.backend}
+        write_json(job_dir / jobstate.METRICS, metrics)
+        write_manifest(job_dir, stage="experiments", input_hashes={"scene": metrics["scene_sha256"]},
+                       extra={"job": ctx.name, "executor": row["executor"], "overrides": list(ctx.overrides)})
+        return metrics
+
+
+def release_step_of(cfg: DictConfig) -> int:
+    """i* of the job: ``probe.release_step``, or N (control throughout) when null."""
+    step = OmegaConf.select(cfg, "probe.release_step")
+    return int(cfg.num_steps) if step is None else int(step)
+
+
+def _sibling_steps(cfg: DictConfig, ctx: JobContext) -> tuple[int, ...]:
+    from experiments.sweep_plan import sibling_release_steps
+
+    own = release_step_of(cfg)
+    listed = OmegaConf.select(cfg, "shared_release_steps")
+    if listed:  # given explicitly (e.g. the demo, which runs its jobs in one process without Hydra's sweeper)
+        return tuple(sorted({int(s) for s in listed} | {own}))
+    if not ctx.multirun:
+        return (own,)
+    return sibling_release_steps(ctx.sweep_dir, ctx.overrides, own)

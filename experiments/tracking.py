@@ -1,0 +1,73 @@
+"""Tracking the scene's object in a clip, with the critic's offline tracker.
+
+The critic's ``BackgroundTracker`` finds every moving blob (median background, Otsu, connected components,
+Hungarian identities) and ``bind_subject`` keeps the ones matching a colour (when given) and stitches
+tracklets that follow each other into one identity. Of the resulting identities the job scores the one that
+stays closest to the simulated path (median distance over frames where both exist): the simulation says
+*which* object is meant (two balls in a collision), the correlation then says how well it follows.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from critic.types import SubjectSpec, Track
+
+
+def empty_track(num_frames: int, fps: float, subject: str = "object", backend: str = "") -> Track:
+    """A track that never saw the object: retention has no measurable frames (never a made-up path)."""
+    nan2 = np.full((num_frames, 2), np.nan)
+    return Track(subject=subject, identity=-1, boxes_xyxy=np.full((num_frames, 4), np.nan), centroid_px=nan2,
+                 area_px=np.zeros(num_frames), visible=np.zeros(num_frames, bool),
+                 coasted=np.zeros(num_frames, bool), touches_border=np.zeros(num_frames, bool),
+                 times_s=np.arange(num_frames) / fps, backend=backend, meta={"reason": "no track found"})
+
+
+class CriticObjectTracker:
+    """``object_tracker`` of a release-point job: ``tracker(frames, fps, simulated_px) -> Track``.
+
+    Args:
+        subject: the subject's name in the track.
+        color: a named colour (``"red"``) to bind by, or None for any moving object.
+        tracker_kwargs: passed to ``critic.specialists.tracking.BackgroundTracker``.
+    """
+
+    def __init__(self, subject: str = "object", color: str | None = None, **tracker_kwargs: Any):
+        self.subject = subject
+        self.color = color
+        self.tracker_kwargs = tracker_kwargs
+
+    def __call__(self, frames: np.ndarray, fps: float, simulated_px: np.ndarray | None = None) -> Track:
+        """Args: ``frames`` (T, H, W, 3) uint8; ``fps`` Hz; ``simulated_px`` (T, 2) projected path or None."""
+        from critic.specialists.tracking import BackgroundTracker, bind_subject
+
+        frames = np.asarray(frames)
+        times = np.arange(len(frames), dtype=np.float64) / float(fps)
+        tracker = BackgroundTracker(**self.tracker_kwargs)
+        result = tracker.track(frames, times)
+        subject = SubjectSpec(name=self.subject, noun=self.subject, color=self.color)
+        candidates = bind_subject(result, subject)
+        backend = f"{type(tracker).__module__}.{type(tracker).__name__}"
+        if not candidates:
+            return empty_track(len(frames), fps, self.subject, backend)
+        return choose_track(candidates, simulated_px)
+
+
+def choose_track(candidates: list[Track], simulated_px: np.ndarray | None) -> Track:
+    """The candidate closest to the simulated path (median px over frames both have), else the longest."""
+    def visible_frames(tr: Track) -> int:
+        return int(np.sum(tr.visible & ~tr.coasted))
+
+    if simulated_px is None:
+        return max(candidates, key=visible_frames)
+    sim = np.asarray(simulated_px, dtype=np.float64)
+
+    def distance(tr: Track) -> tuple[float, int]:
+        both = tr.visible & ~tr.coasted & np.isfinite(sim).all(axis=1) & np.isfinite(tr.centroid_px).all(axis=1)
+        if not both.any():
+            return (np.inf, -visible_frames(tr))
+        return (float(np.median(np.linalg.norm(tr.centroid_px[both] - sim[both], axis=1))), -visible_frames(tr))
+
+    return min(candidates, key=distance)

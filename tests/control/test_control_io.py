@@ -1,0 +1,117 @@
+"""Video files and control artifacts: byte determinism, exact lossless frames, frame times, audio, round trips."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from control.depth import DepthControl
+from control.io import load_control, save_control, save_scene_rgb
+from control.render import AnalyticRenderer
+from control.video_io import read_audio, read_video, write_video
+from sim.runtime import UserError
+
+
+@pytest.fixture
+def frames():
+    rng = np.random.default_rng(0)
+    f = np.zeros((6, 48, 64, 3), dtype=np.uint8)
+    for t in range(6):
+        f[t, 10:30, 5 + 6 * t:25 + 6 * t] = (200, 40, 30)
+    f[..., 2] += rng.integers(0, 20, size=f.shape[:3], dtype=np.uint8)
+    return f
+
+
+def test_write_video_is_byte_deterministic(tmp_path, frames):
+    a = write_video(tmp_path / "a.mp4", frames, 16)
+    b = write_video(tmp_path / "b.mp4", frames, 16)
+    assert a.read_bytes() == b.read_bytes()
+    decoded, times, fps = read_video(a)
+    assert decoded.shape == frames.shape
+    assert fps == 16.0
+    np.testing.assert_allclose(times, np.arange(6) / 16)
+    assert np.abs(decoded.astype(int) - frames).mean() < 6  # lossy but close
+
+
+def test_lossless_video_is_exact(tmp_path, frames):
+    write_video(tmp_path / "l.mp4", frames, 24, lossless=True)
+    decoded, times, fps = read_video(tmp_path / "l.mp4")
+    assert np.array_equal(decoded, frames)
+    np.testing.assert_allclose(times, np.arange(6) / 24)
+    grey = frames[..., 0]
+    write_video(tmp_path / "g.mp4", grey, 24, lossless=True)
+    assert np.array_equal(read_video(tmp_path / "g.mp4")[0], np.repeat(grey[..., None], 3, axis=-1))
+
+
+def test_non_integer_frame_rate(tmp_path, frames):
+    write_video(tmp_path / "ntsc.mp4", frames, 30000 / 1001)
+    _, times, fps = read_video(tmp_path / "ntsc.mp4")
+    assert fps == pytest.approx(29.97, abs=1e-2)
+    np.testing.assert_allclose(times, np.arange(6) * 1001 / 30000, atol=1e-9)
+
+
+def test_odd_size_is_refused_with_the_size(tmp_path):
+    odd = np.zeros((2, 47, 64, 3), dtype=np.uint8)
+    with pytest.raises(ValueError, match="47x64"):
+        write_video(tmp_path / "odd.mp4", odd, 16)
+    write_video(tmp_path / "odd.mp4", odd, 16, lossless=True)  # RGB keeps odd sizes
+
+
+@pytest.mark.parametrize("codec,tolerance", [("pcm_s16le", 1e-4), ("aac", 0.1)])
+def test_audio_track_round_trip(tmp_path, frames, codec, tolerance):
+    rate = 16000
+    audio = np.zeros(int(rate * 6 / 16), dtype=np.float32)
+    audio[2000:2160] = 0.8  # a click at 125 ms
+    path = write_video(tmp_path / "a.mp4", frames, 16, audio=audio, audio_rate_hz=rate, audio_codec=codec)
+    assert path.read_bytes() == write_video(tmp_path / "b.mp4", frames, 16, audio=audio, audio_rate_hz=rate,
+                                            audio_codec=codec).read_bytes()
+    samples, got_rate = read_audio(path)
+    assert got_rate == rate
+    loud = np.flatnonzero(np.abs(samples) > 0.4)
+    assert abs(loud[0] - 2000) <= 0.004 * rate  # onset within 4 ms
+    if codec == "pcm_s16le":
+        np.testing.assert_allclose(samples[: len(audio)], audio, atol=tolerance)
+    assert read_audio(write_video(tmp_path / "silent.mp4", frames, 16)) is None
+
+
+def test_missing_video_is_a_user_error(tmp_path):
+    with pytest.raises(UserError, match="file not found"):
+        read_video(tmp_path / "none.mp4")
+
+
+def test_save_and_load_control_round_trip(tmp_path, two_balls_scene):
+    spec, traj = two_balls_scene
+    render = AnalyticRenderer(progress=False).render(spec, traj)
+    cv = DepthControl(renderer=AnalyticRenderer(rgb=False, progress=False), progress=False)(spec, traj, render)
+    paths = save_control(cv, tmp_path / "a", input_sha256={"scene.json": "abc"})
+    save_control(cv, tmp_path / "b", input_sha256={"scene.json": "abc"})
+    for name in ("control.mp4", "control.npz", "meta.json"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+    loaded = load_control(tmp_path / "a")
+    assert np.array_equal(loaded.frames, cv.frames)
+    np.testing.assert_allclose(loaded.centers_px, cv.centers_px)
+    np.testing.assert_allclose(loaded.near_m, cv.near_m)
+    assert loaded.kind == cv.kind and loaded.object_names == cv.object_names
+    assert loaded.frame_fallback_reasons == cv.frame_fallback_reasons
+    assert loaded.spec_sha256 == cv.spec_sha256 != ""
+    assert load_control(paths["npz"]).shape_thw == cv.shape_thw
+    meta = json.loads(paths["meta"].read_text())
+    assert meta["kind"] == "depth" and meta["input_sha256"] == {"scene.json": "abc"}
+    assert len(meta["centers_px"]) == 3 and meta["fallback_reason"] is None
+    decoded, _, _ = read_video(paths["mp4"])
+    assert decoded.shape == (3, 64, 96, 3)
+    assert np.abs(decoded[..., 0].astype(int) - cv.frames).mean() < 3
+    rgb = save_scene_rgb(render, tmp_path / "a")
+    assert read_video(rgb)[0].shape == render.rgb.shape
+
+
+def test_load_control_of_a_silhouette_keeps_nan_and_reasons(tmp_path, cx):
+    spec = cx.scene([cx.ball()], num_frames=2)
+    traj = cx.make_trajectory(spec, np.array([[[0.0, -8.0, 0.6], [0.0, -9.0, 0.6]]]))
+    cv = DepthControl(renderer=AnalyticRenderer(rgb=False, progress=False), progress=False)(spec, traj)
+    save_control(cv, tmp_path)
+    loaded = load_control(tmp_path)
+    assert loaded.kind == "silhouette" and loaded.fallback_reason == cv.fallback_reason
+    assert np.isnan(loaded.near_m).all() and np.isnan(loaded.centers_px).all()

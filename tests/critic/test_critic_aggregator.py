@@ -1,0 +1,103 @@
+"""Temporal predicates with quarter-window slack, the three-valued roll-up, dense pass + fallback."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+from critic.aggregator import before, claim_state, contains, during, p_plausible, rollup, slack_s
+from critic.types import TimeWindow
+
+STATES = ("supported", "contradicted", "unknown")
+
+
+def w(a, b):
+    return TimeWindow(start_s=a, end_s=b, start_frame=int(a * 16), end_frame=int(b * 16))
+
+
+def test_worked_example_drop_then_bounce():
+    a, b = w(1.00, 1.05), w(1.20, 1.30)
+    assert slack_s(a, b) == pytest.approx(0.0125)
+    m = before(a, b)
+    assert m.state == "supported"
+    assert m.values["slack_s"] == pytest.approx(0.0125)
+
+
+def test_worked_example_dominoes():
+    a, b = w(1.62, 1.67), w(2.33, 7.96)
+    assert slack_s(a, b) == pytest.approx(0.0125)
+    assert before(a, b).state == "supported"
+
+
+def test_before_fails_when_order_reversed():
+    assert before(w(1.20, 1.30), w(1.00, 1.05)).state == "contradicted"
+
+
+def test_slack_boundary():
+    # A ends exactly at B.start + slack: holds; a hair later: fails
+    a, b = w(0.0, 1.0), w(0.9, 1.3)  # slack = 0.25 * 0.4 = 0.1 -> A.end 1.0 <= 1.0
+    assert before(a, b).state == "supported"
+    assert before(w(0.0, 1.001), b).state == "contradicted"
+
+
+def test_before_and_after_never_both_hold():
+    rng = np.random.default_rng(0)
+    for _ in range(5000):
+        s = rng.uniform(0, 5, 2)
+        length = rng.uniform(1e-3, 3, 2)
+        a, b = w(s[0], s[0] + length[0]), w(s[1], s[1] + length[1])
+        assert not (before(a, b).state == "supported" and before(b, a).state == "supported")
+
+
+def test_missing_window_is_unknown_never_a_guess():
+    for fn in (before, contains, during):
+        m = fn(None, w(1, 2))
+        assert m.state == "unknown" and "no event window" in m.reason
+        assert fn(w(1, 2), None).state == "unknown"
+        assert fn(None, None).state == "unknown"
+
+
+def test_contains_and_during():
+    contact, sound = w(1.00, 1.0625), w(1.01, 1.03)
+    assert contains(contact, sound).state == "supported"
+    assert during(sound, contact).state == "supported"
+    early = w(0.80, 0.82)  # sound long before the impact
+    assert during(early, contact).state == "contradicted"
+    # slack allows the sound to start a little before the contact window
+    assert during(w(0.995, 1.015), contact).state == "supported"
+
+
+def test_rollup_truth_table_exhaustive():
+    for n in range(0, 4):
+        for combo in itertools.product(STATES, repeat=n):
+            got = rollup(combo)
+            if "contradicted" in combo:
+                assert got == "contradicted"
+            elif n > 0 and all(s == "supported" for s in combo):
+                assert got == "supported"
+            else:
+                assert got == "unknown", combo
+
+
+def test_claim_state_dense_then_verify_truth_table():
+    for dense in STATES:
+        for inst in itertools.product(STATES, repeat=2):
+            state, overturned = claim_state(list(inst), [dense], True)
+            i = rollup(inst)
+            if dense == "supported":
+                assert state == ("contradicted" if i == "contradicted" else "supported")
+                assert overturned == (i == "contradicted")
+            elif dense == "contradicted":
+                assert state == "contradicted" and not overturned
+            else:
+                assert state == i and not overturned
+            # without the dense pass it is the plain roll-up
+            assert claim_state(list(inst), [dense], False) == (rollup(list(inst) + [dense]), False)
+    assert claim_state([], [], True) == ("unknown", False)
+
+
+def test_p_plausible_orders_verdicts():
+    assert p_plausible([], "unknown") == 0.5
+    assert p_plausible(["supported"] * 3, "supported") == 1.0
+    assert 0.5 <= p_plausible(["supported", "unknown"], "unknown") < 1.0
+    assert p_plausible(["supported", "contradicted"], "contradicted") < 0.5

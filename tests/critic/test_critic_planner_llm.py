@@ -1,0 +1,125 @@
+"""LLM planner against a scripted OpenAI-compatible server.
+
+The "model" here is a small HTTP server started inside this test on 127.0.0.1: it answers each chat request
+with the next scripted plan (no language model is involved). It checks that the planner sends the Plan's
+JSON schema as the response format and the prompt only; that a valid plan is accepted; that an invalid plan
+(unknown operation, unbound subject) is sent back with the reasons and repaired; and that a plan that stays
+invalid is rejected and never executed.
+"""
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from critic.planners.llm import LLMPlanner
+from critic.run import CriticComponents, critique
+from critic.testing import FakeGrounder, ScriptedSpecialist, fake_video
+
+PROMPT = "A red ball falls, then bounces."
+
+VALID = {
+    "prompt": PROMPT,
+    "subjects": [{"name": "ball", "noun": "ball", "color": "red"}],
+    "claims": [{"id": "c1", "text": "A red ball falls", "span": [0, 16]},
+               {"id": "c2", "text": "bounces", "span": [3, 10]},  # wrong offsets: fixed from the text
+               {"id": "c3", "text": "A red ball falls, then bounces", "span": [0, 30]}],
+    "obligations": [{"id": "c1.1", "claim": "c1", "check": "o2"}, {"id": "c2.1", "claim": "c2", "check": "o3"},
+                    {"id": "c3.1", "claim": "c3", "check": "o4"}],
+    "operations": [{"id": "o1", "op": "ground", "subject": "ball"},
+                   {"id": "o2", "op": "measure", "subject": "ball", "quantity": "free_fall"},
+                   {"id": "o3", "op": "measure", "subject": "ball", "quantity": "bounce"},
+                   {"id": "o4", "op": "before", "a": {"op": "o2", "event": "airborne"},
+                    "b": {"op": "o3", "event": "contact"}}],
+}
+UNKNOWN_OP = json.loads(json.dumps(VALID))
+UNKNOWN_OP["operations"][1] = {"id": "o2", "op": "gravity_meter", "subject": "ball"}
+UNBOUND = json.loads(json.dumps(VALID))
+UNBOUND["operations"] = [o for o in UNBOUND["operations"] if o["op"] != "ground"]
+UNBOUND["operations"][0]["subject"] = "ghost"
+
+
+class ScriptedServer:
+    def __init__(self, answers):
+        self.answers = list(answers)
+        self.requests = []
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):  # noqa: N802
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                outer.requests.append(body)
+                content = outer.answers.pop(0) if outer.answers else "{}"
+                if not isinstance(content, str):
+                    content = json.dumps(content)
+                data = json.dumps({"id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
+                                   "choices": [{"index": 0, "finish_reason": "stop",
+                                                "message": {"role": "assistant", "content": content}}],
+                                   "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}})
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data.encode())
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def planner(url, **kw):
+    return LLMPlanner(base_url=url, model="scripted", timeout_s=10, **kw)
+
+
+def test_valid_plan_accepted_with_schema_and_prompt_only():
+    with ScriptedServer([VALID]) as srv:
+        r = planner(srv.url).plan(PROMPT)
+    assert r.plan is not None and r.attempts == 1 and r.cost.model_calls == 1
+    req = srv.requests[0]
+    assert req["response_format"]["type"] == "json_schema"
+    assert "operations" in req["response_format"]["json_schema"]["schema"]["properties"]
+    assert PROMPT in req["messages"][-1]["content"]
+    c2 = r.plan.claim("c2")
+    assert r.plan.prompt[c2.span[0]:c2.span[1]] == "bounces"  # offsets repaired from the text
+    # implicit obligations added mechanically for the grounded rigid subject
+    assert {c.kind for c in r.plan.claims} == {"explicit", "implicit"}
+
+
+def test_unknown_op_then_unbound_subject_repaired():
+    with ScriptedServer([UNKNOWN_OP, UNBOUND, VALID]) as srv:
+        r = planner(srv.url, max_repairs=2).plan(PROMPT)
+    assert r.plan is not None and r.attempts == 3 and r.cost.model_calls == 3
+    feedback = [m["content"] for m in srv.requests[1]["messages"] if m["role"] == "user"][-1]
+    assert "unknown operation 'gravity_meter'" in feedback
+    feedback = [m["content"] for m in srv.requests[2]["messages"] if m["role"] == "user"][-1]
+    assert "ghost" in feedback and ("not declared" in feedback or "unbound" in feedback)
+
+
+def test_still_invalid_is_rejected_and_never_executed(tmp_path):
+    with ScriptedServer([UNKNOWN_OP, UNBOUND, "this is not json"]) as srv:
+        p = planner(srv.url, max_repairs=2)
+        spec = ScriptedSpecialist({"default": {"state": "supported"}})
+        ground = FakeGrounder()
+        comp = CriticComponents(planner=p, specialists={"ground": ground, "measure": spec})
+        v = critique("clip.mp4", PROMPT, comp, tmp_path, video=fake_video())
+    assert v.verdict == "unknown" and v.reason.startswith("plan rejected")
+    assert not spec.calls and not ground.calls
+    rejected = json.loads((tmp_path / "plan_rejected.json").read_text())
+    assert rejected["attempts"] == 3 and "not valid JSON" in rejected["reasons"][0]
+    assert not (tmp_path / "plan.json").exists()
+    assert v.cost.planner_model_calls == 3
+
+
+def test_endpoint_down_is_rejected_not_guessed():
+    r = LLMPlanner(base_url="http://127.0.0.1:9/v1", timeout_s=2, max_retries=0).plan(PROMPT)
+    assert r.plan is None and "endpoint error" in r.rejected[0]

@@ -1,0 +1,190 @@
+"""The offline rules planner: subjects, events, connectives, counts, text, sounds, spans, implicit obligations."""
+
+import pytest
+
+from critic.planners.rules import RulesPlanner
+from critic.plan import validate_plan
+
+IMPLICIT = {"continuity", "permanence", "size_constancy", "support", "penetration"}
+
+
+def plan_of(prompt, **kw):
+    plan = RulesPlanner(**kw).plan(prompt).plan
+    assert validate_plan(plan) == []
+    return plan
+
+
+def explicit(plan):
+    """claim text -> list of (op, args) of its checks"""
+    out = {}
+    for c in plan.claims:
+        if c.kind != "explicit":
+            continue
+        assert plan.prompt[c.span[0]:c.span[1]] == c.text
+        out[c.text] = [plan.op(o.check).model_dump(exclude={"id"}, exclude_defaults=True) | {"op": plan.op(o.check).op}
+                       for o in plan.obligations if o.claim == c.id]
+    return out
+
+
+def test_bounce_then_land_with_spans_and_order():
+    p = plan_of("A blue ball bounces off the wall, then lands on the floor.")
+    assert [s.name for s in p.subjects] == ["blue_ball"]
+    assert p.subjects[0].color == "blue"
+    e = explicit(p)
+    assert e["A blue ball bounces off the wall"][0] | {} == {"op": "measure", "subject": "blue_ball",
+                                                           "quantity": "bounce", "surface": "wall"}
+    assert e["lands on the floor"][0]["quantity"] == "contact" and e["lands on the floor"][0]["surface"] == "floor"
+    temporal = e["A blue ball bounces off the wall, then lands on the floor"][0]
+    assert temporal["op"] == "before" and temporal["a"]["event"] == "contact" and temporal["b"]["event"] == "contact"
+
+
+def test_implicit_obligations_tied_to_introducing_span():
+    p = plan_of("Two small red balls collide.")
+    implicit = [c for c in p.claims if c.kind == "implicit"]
+    assert {p.op(o.check).quantity for o in p.obligations if o.claim in {c.id for c in implicit}} == IMPLICIT
+    assert all(c.span == (0, 19) for c in implicit)  # "Two small red balls"
+    pen = next(p.op(o.check) for o in p.obligations if p.op(o.check).op == "measure"
+               and p.op(o.check).quantity == "penetration")
+    assert pen.expect.holds is False
+    s = p.subjects[0]
+    assert (s.count, s.size, s.color) == (2, "small", "red")
+    e = explicit(p)
+    assert e["Two small red balls collide"][0]["other"] == "red_ball"  # its instances with each other
+    assert e["Two small red balls"][0] == {"op": "count", "subject": "red_ball", "n": 2}
+
+
+@pytest.mark.parametrize("prompt,quantity,extra", [
+    ("A ball falls.", "free_fall", {}),
+    ("Someone drops an apple.", "free_fall", {}),
+    ("A ball bounces twice.", "bounce", {"expect": {"n": 2}}),
+    ("The cube slides to the right.", "direction", {"expect": {"direction": "right"}}),
+    ("A marble rolls left.", "direction", {"expect": {"direction": "left"}}),
+    ("A domino topples.", "direction", {"expect": {"direction": "down"}}),
+    ("The ball comes to rest.", "rest", {}),
+    ("A ball lands on the table.", "contact", {"surface": "floor"}),
+    ("The ball hits the wall.", "collision_response", {"surface": "wall"}),
+    ("The red ball hits the blue ball.", "collision_response", {"other": "blue_ball"}),
+    ("The ball passes through the wall.", "penetration", {"surface": "wall"}),
+    ("A ball does not bounce.", "bounce", {"expect": {"holds": False}}),
+])
+def test_physical_events(prompt, quantity, extra):
+    p = plan_of(prompt)
+    checks = [c for v in explicit(p).values() for c in v if c["op"] == "measure"]
+    assert checks, prompt
+    got = checks[0]
+    assert got["quantity"] == quantity
+    for k, v in extra.items():
+        assert got[k] == v, (prompt, got)
+
+
+def test_ghost_ball_has_no_contradictory_implicit_penetration():
+    p = plan_of("The ball passes through the wall.")
+    pens = [op for op in p.operations if op.op == "measure" and op.quantity == "penetration"]
+    assert len(pens) == 1 and pens[0].expect.holds is True
+
+
+def test_break_goes_to_judge_and_subject_is_not_rigid():
+    p = plan_of("An egg drops and breaks.")
+    assert p.subjects[0].rigid is False
+    assert not [c for c in p.claims if c.kind == "implicit"]
+    assert any(op.op == "judge" for op in p.operations)
+
+
+def test_temporal_connectives():
+    def rel(prompt):
+        p = plan_of(prompt)
+        return [(op.op, p.op(op.a.op).op if op.a else None) for op in p.operations if op.op in ("before", "during")], p
+
+    r, p = rel("The ball rolls, then it falls.")
+    assert r[0][0] == "before"
+    r, p = rel("The ball falls before it bounces.")
+    assert r[0][0] == "before"
+    # "X after Y": Y before X
+    r, p = rel("The ball rolls after it lands.")
+    op = next(o for o in p.operations if o.op == "before")
+    assert p.op(op.a.op).quantity == "contact" and p.op(op.b.op).quantity == "direction"
+    # "After X, Y": X before Y
+    r, p = rel("After the cube slides down the ramp, it hits the wall.")
+    op = next(o for o in p.operations if o.op == "before")
+    assert p.op(op.a.op).quantity == "direction" and p.op(op.b.op).quantity == "collision_response"
+    r, p = rel("The ball spins while it falls.")  # "spins" is not an event it knows: no relation
+    r, p = rel("The cube slides while it falls.")
+    assert r and r[0][0] == "during"
+    r, p = rel("The ball bounces as soon as it lands.")
+    assert r and r[0][0] == "during"
+    r, p = rel("A row of dominoes topple one after another.")
+    assert r == []
+    r, p = rel("A ball bounces twice and rolls.")  # "and" claims no order
+    assert r == []
+
+
+def test_sound_as_it_lands():
+    p = plan_of("A red ball falls onto the table with a thud as it lands.")
+    e = explicit(p)
+    assert e["A red ball falls onto the table"][0]["quantity"] == "free_fall"
+    assert (e.get("a thud") or e.get("with a thud"))[0]["op"] == "hear"
+    during = next(op for op in p.operations if op.op == "during")
+    assert p.op(during.a.op).op == "hear" and during.a.event == "onset"
+    assert p.op(during.b.op).quantity == "contact" and during.b.event == "contact"
+
+
+def test_text_claim_keeps_quoted_string_and_span():
+    prompt = 'A sign reading "OPEN" hangs on the wall.'
+    p = plan_of(prompt)
+    reads = [op for op in p.operations if op.op == "read"]
+    assert [r.text for r in reads] == ["OPEN"]
+    c = next(c for c in p.claims if any(o.check == reads[0].id for o in p.obligations if o.claim == c.id))
+    assert c.text == 'A sign reading "OPEN"'
+
+
+def test_pronouns_and_definite_mentions_bind_existing_subjects():
+    p = plan_of("A red ball and a blue ball roll. The red ball falls, then it bounces.")
+    assert sorted(s.name for s in p.subjects) == ["blue_ball", "red_ball"]
+    bounce = next(op for op in p.operations if op.op == "measure" and op.quantity == "bounce")
+    assert bounce.subject == "red_ball"
+
+
+def test_no_physical_claim_and_unknown_nouns():
+    p = plan_of("A beautiful sunset over the ocean.")
+    assert p.claims == [] and "no physical claim" in p.notes[0]
+    p = plan_of("A zorblax falls.")
+    assert p.subjects[0].noun == "zorblax"
+
+
+def test_deterministic_and_options():
+    prompt = "Three balls bounce, then roll to the left with a clack."
+    a = RulesPlanner().plan(prompt).plan
+    b = RulesPlanner().plan(prompt).plan
+    assert a.model_dump_json() == b.model_dump_json()
+    none = plan_of(prompt, implicit=[])
+    assert not [c for c in none.claims if c.kind == "implicit"]
+    dense = plan_of(prompt, dense=True)
+    assert {o.kind for o in dense.obligations} == {"instrument", "dense"}
+    with pytest.raises(ValueError):
+        RulesPlanner(implicit=["gravity"])
+
+
+def test_random_word_salad_never_yields_an_invalid_plan():
+    import random
+
+    words = ("a the two three red blue small ball balls cube dominoes it they falls bounces twice rolls left slides "
+             "collides with hits wall floor lands on comes to rest passes through breaks then before after while "
+             "when as soon and , . thud 'OPEN' sign reading does not zorblax drops someone topples onto table "
+             "click over down ramp right toward camera").split()
+    rng = random.Random(1)
+    planner = RulesPlanner()
+    for _ in range(400):
+        prompt = " ".join(rng.choice(words) for _ in range(rng.randint(1, 25)))
+        r = planner.plan(prompt)
+        assert r.plan is not None, (prompt, r.rejected)
+
+
+def test_depth_relations():
+    p = plan_of("The red ball is in front of the blue cube.")
+    op = next(o for o in p.operations if o.op == "depth")
+    assert (op.a, op.relation, op.b) == ("red_ball", "nearer", "blue_cube")
+    p = plan_of("A car moves away from the camera.")
+    op = next(o for o in p.operations if o.op == "depth")
+    assert (op.a, op.relation, op.b) == ("car", "receding", None)
+    p = plan_of("A ball in front of a wall falls.")  # scenery is nothing to compare depth with
+    assert not [o for o in p.operations if o.op == "depth"]

@@ -1,0 +1,63 @@
+"""Every preset in conf/experiment/ runs in its tiny form (DESIGN §8). ``release_sweep`` runs in
+test_experiments_sweep.py (its killed-and-resumed sweep) and ``control_check`` in its submitit test."""
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from experiments import jobstate
+
+from .conftest import TINY, job_dirs, run_app
+
+CONF = Path(__file__).resolve().parents[2] / "conf"
+RUN_ELSEWHERE = {"release_sweep", "control_check"}
+# Ablations: the labelled synthetic set at a small size (the llm planner has no endpoint: its plans are rejected).
+ABLATION_TINY = ["tracker=none", "video.width=96", "video.height=64", "video.num_frames=21", "video.fps=24"]
+TINY_ARGS = {
+    "ablate_planner": ["-m", "experiment=ablate_planner", *ABLATION_TINY],
+    "ablate_specialists": ["-m", "experiment=ablate_specialists", *ABLATION_TINY],
+    "demo": ["-m", "experiment=demo", "tracker=none", "probe.release_step=0,3", *TINY],
+}
+
+
+def test_every_preset_has_a_tiny_run():
+    presets = {p.stem for p in (CONF / "experiment").glob("*.yaml")}
+    assert presets == set(TINY_ARGS) | RUN_ELSEWHERE
+
+
+@pytest.mark.parametrize("preset", sorted(TINY_ARGS))
+def test_preset_runs_in_tiny_form(preset, tmp_path):
+    args = list(TINY_ARGS[preset])
+    if preset == "demo":
+        from sim.io import save_spec
+        from sim.scenes import thrown_ball
+
+        save_spec(thrown_ball(), tmp_path / "scene.json")
+        args.append(f"scene.path={tmp_path / 'scene.json'}")
+    out = run_app(args, tmp_path, env={"VERIPHY_LLM_BASE_URL": "http://127.0.0.1:9/v1"})
+    assert out.returncode == 0, (out.stdout + out.stderr)[-4000:]
+    if preset.startswith("ablate"):
+        sweep = tmp_path / "outputs" / preset / preset
+        with open(sweep / "ablation.csv") as f:
+            rows = list(csv.DictReader(f))
+        assert len(rows) == (2 if preset == "ablate_planner" else 1)
+        for row in rows:
+            assert int(row["clips"]) == 3 and int(row["labelled_flawed"]) == 2
+            assert sum(int(row[k]) for k in ("supported", "contradicted", "unknown", "error")) == 3
+        assert (sweep / "ablation.md").is_file()
+    else:
+        sweep = tmp_path / "outputs" / "demo" / "demo" / "sweep"
+        jobs = job_dirs(sweep)
+        assert [p.name for p in jobs] == ["revised_seed0_release0", "revised_seed0_release3"]
+        assert all(jobstate.job_complete(p) for p in jobs)
+
+
+@pytest.mark.slow
+def test_demo_main_end_to_end(tmp_path):
+    out = run_app(["--out", str(tmp_path / "demo"), "--release-steps", "0,3", "--num-steps", "3", "--tracker", "none",
+                   "--override", "video.width=32", "video.height=32", "video.num_frames=9", "video.fps=4",
+                   "generator=tiny_random"], tmp_path, module="experiments.demo")
+    assert out.returncode == 0, (out.stdout + out.stderr)[-4000:]
+    assert "verdicts:" in out.stdout and (tmp_path / "demo" / "critic" / "verdicts.jsonl").is_file()
+    assert len(list((tmp_path / "demo" / "sweep" / "figures").glob("*.png"))) == 3

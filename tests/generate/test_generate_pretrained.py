@@ -1,0 +1,71 @@
+"""The shipped tiny model (generate/pretrained/): loads offline as a stock diffusers pipeline, is small, says
+how it was made, is what the ``tiny`` generator loads by default, and generates a clip from a depth control."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+PRETRAINED = Path(__file__).resolve().parents[2] / "generate" / "pretrained"
+MAX_BYTES = 25 * 1024 * 1024
+
+pytestmark = pytest.mark.skipif(not (PRETRAINED / "model_index.json").is_file(),
+                                reason="no shipped model yet (python -m generate.train export_dir=generate/pretrained)")
+
+
+@pytest.fixture(scope="module")
+def pipe():
+    from diffusers import WanVACEPipeline
+
+    torch.set_num_threads(1)
+    return WanVACEPipeline.from_pretrained(PRETRAINED, local_files_only=True)
+
+
+def test_directory_is_small_safetensors_with_a_card():
+    size = sum(p.stat().st_size for p in PRETRAINED.rglob("*") if p.is_file())
+    assert size <= MAX_BYTES, f"{size / 2**20:.1f} MB"
+    weights = list(PRETRAINED.rglob("*.safetensors"))
+    assert {p.parent.name for p in weights} >= {"transformer", "vae", "text_encoder"}
+    assert not list(PRETRAINED.rglob("*.bin")) and not list(PRETRAINED.rglob("*.pt"))
+    card = (PRETRAINED / "MODEL_CARD.md").read_text()
+    for needle in ("python -m generate.train", "Seed:", "Data:", "Training time:"):
+        assert needle in card
+    index = json.loads((PRETRAINED / "model_index.json").read_text())
+    assert index["_class_name"] == "WanVACEPipeline" and index["tokenizer"][1] == "ByT5Tokenizer"
+
+
+def test_loads_as_float32_and_the_tiny_generator_uses_it(pipe):
+    from generate.models import TinyGenerator
+
+    assert pipe.transformer.dtype == torch.float32 and pipe.vae.dtype == torch.float32
+    loaded = TinyGenerator(pretrained_dir="pretrained").load()
+    assert loaded.veriphy_model_id.startswith("tiny-pretrained")
+    a = dict(pipe.transformer.named_parameters())["proj_out.weight"]
+    b = dict(loaded.transformer.named_parameters())["proj_out.weight"]
+    torch.testing.assert_close(a, b)
+
+
+def test_generates_a_clip_that_follows_the_control(pipe):
+    """A depth disc moving left to right: the generated clip is a (T, H, W, 3) video whose brightest change
+    moves the same way (a loose check: the model is tiny and 6 steps are few)."""
+    from control.types import ControlVideo
+    from generate.pipeline import generate_clip
+
+    t, h, w = 17, 64, 64
+    yy, xx = np.mgrid[:h, :w]
+    frames = np.zeros((t, h, w), np.uint8)
+    centers = np.zeros((t, 1, 2))
+    for k in range(t):
+        cx, cy = 10 + 44 * k / (t - 1), 20 + 0.15 * (k - 8) ** 2
+        frames[k][(xx - cx) ** 2 + (yy - cy) ** 2 <= 9] = 230
+        centers[k, 0] = (cx, cy)
+    control = ControlVideo(frames=frames, kind="depth", fps=8.0, object_names=("ball",), centers_px=centers,
+                           near_m=np.ones(t), far_m=np.full(t, 2.0))
+    clip = generate_clip(pipe, control, "a red ball is thrown to the right and bounces; a medium-sized ball on a "
+                         "grey floor, pale background", seed=0, num_steps=6, progress=False)
+    assert clip.frames.shape == (t, h, w, 3) and clip.frames.dtype == np.uint8
+    assert clip.frames.std() > 1.0  # not a blank video

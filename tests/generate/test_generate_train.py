@@ -1,0 +1,128 @@
+"""The training command's pieces at tiny sizes: data determinism, a few steps of both stages, checkpoint
+resume equal to an uninterrupted run, and the exported pipeline loading offline."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from hydra.utils import instantiate
+from omegaconf import OmegaConf
+
+import generate.train as train
+
+CONF = Path(__file__).resolve().parents[2] / "conf" / "train"
+
+
+def smoke(tmp_path: Path):
+    data = instantiate(OmegaConf.load(CONF / "data" / "smoke.yaml"), root=str(tmp_path / "cache"))
+    vae = instantiate(OmegaConf.load(CONF / "vae" / "smoke.yaml"))
+    transformer = instantiate(OmegaConf.load(CONF / "transformer" / "smoke.yaml"))
+    return data, vae, transformer
+
+
+def test_clip_is_a_pure_function_of_seed_and_index():
+    from generate.data import SceneSampler, make_clip
+
+    sampler = SceneSampler(width_px=32, height_px=32, num_frames=5, fps=4.0, min_radius_px=0.5,
+                           min_airborne_frames=2)
+    a, b = make_clip(sampler, 3, 1), make_clip(sampler, 3, 1)
+    assert a.prompt == b.prompt and np.array_equal(a.rgb, b.rgb) and np.array_equal(a.control, b.control)
+    assert a.rgb.shape == (5, 32, 32, 3) and a.control.shape == (5, 32, 32) and a.mask.any()
+    side = "right" if a.direction > 0 else "left"
+    assert f"to the {side}" in a.prompt
+    # The control is the depth video: bright where the ball is, black elsewhere.
+    assert a.control[a.mask].min() > 0 and a.control[~a.mask].max() == 0
+
+
+def test_mirror_reverses_the_direction():
+    import sim.scenes as scenes
+    from generate.data import mirror_x
+    from sim.engine import simulate
+
+    spec = scenes.thrown_ball(fps=8.0, num_frames=9, target_x_m=None)
+    right = np.asarray(simulate(spec).position_m)[0]
+    left = np.asarray(simulate(mirror_x(spec)).position_m)[0]
+    np.testing.assert_allclose(left[:, 0], -right[:, 0], atol=1e-6)
+    np.testing.assert_allclose(left[:, 2], right[:, 2], atol=1e-6)
+
+
+def test_training_runs_exports_and_loads_offline(tmp_path):
+    from diffusers import WanVACEPipeline
+
+    data, vae_cfg, tr_cfg = smoke(tmp_path)
+    res = train.run_training(data=data, vae_cfg=vae_cfg, transformer_cfg=tr_cfg, workdir=tmp_path / "work",
+                             seed=0, export_dir=tmp_path / "shipped", command="test", progress=False)
+    assert (tmp_path / "shipped" / "MODEL_CARD.md").is_file()
+    assert list((tmp_path / "shipped").rglob("*.safetensors"))
+    assert "Command: `test`" in (tmp_path / "shipped" / "MODEL_CARD.md").read_text()
+    pipe = WanVACEPipeline.from_pretrained(tmp_path / "shipped", local_files_only=True)
+    # The VAE carries the latent statistics measured on the data (not the identity normalisation).
+    assert pipe.vae.config.latents_std != [1.0] * len(pipe.vae.config.latents_std)
+    assert res.summary["transformer"]["steps"] == tr_cfg.steps
+    stages = [line for line in (tmp_path / "work" / "metrics.jsonl").read_text().splitlines()]
+    assert any('"vae"' in s for s in stages) and any('"transformer"' in s for s in stages)
+
+
+def test_resume_equals_an_uninterrupted_run(tmp_path, monkeypatch):
+    data, vae_cfg, tr_cfg = smoke(tmp_path)
+    kwargs = dict(data=data, vae_cfg=vae_cfg, transformer_cfg=tr_cfg, seed=0, export_dir=None, command="test",
+                  progress=False)
+    train.run_training(workdir=tmp_path / "straight", **kwargs)
+
+    # Interrupt the second run right after its first transformer checkpoint, then run it again.
+    real_save = train.save_state
+
+    def crash_after_first_transformer_checkpoint(path, state):
+        real_save(path, state)
+        if Path(path).name == "transformer_state.pt":
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(train, "save_state", crash_after_first_transformer_checkpoint)
+    with pytest.raises(KeyboardInterrupt):
+        train.run_training(workdir=tmp_path / "resumed", **kwargs)
+    assert torch.load(tmp_path / "resumed" / "transformer_state.pt", weights_only=False)["step"] == \
+        tr_cfg.checkpoint_every
+    monkeypatch.setattr(train, "save_state", real_save)
+    train.run_training(workdir=tmp_path / "resumed", **kwargs)
+
+    a = torch.load(tmp_path / "straight" / "transformer_state.pt", weights_only=False)
+    b = torch.load(tmp_path / "resumed" / "transformer_state.pt", weights_only=False)
+    assert a["step"] == b["step"] == tr_cfg.steps
+    for key in a["ema"]:
+        torch.testing.assert_close(a["ema"][key], b["ema"][key], rtol=0, atol=0)
+
+
+def test_flow_matching_control_dropout_is_the_skip_path():
+    """A sample whose control is dropped gets exactly the output of a forward without the VACE branch."""
+    from generate.probe import ProbedWanVACETransformer3DModel
+
+    tr_cfg = instantiate(OmegaConf.load(CONF / "transformer" / "smoke.yaml"))
+    model = train.build_transformer(tr_cfg.model, 0).eval()
+    x = torch.randn(2, 4, 2, 4, 4)
+    ctrl = torch.randn(2, tr_cfg.model["vace_in_channels"], 2, 4, 4)
+    text = torch.randn(2, 8, tr_cfg.model["text_dim"])
+    t = torch.tensor([500.0, 500.0])
+    n = len(model.config.vace_layers)
+    scale = torch.tensor([1.0, 0.0]).view(1, 2, 1, 1).expand(n, 2, 1, 1)
+    with torch.no_grad():
+        mixed = model(x, t, text, control_hidden_states=ctrl, control_hidden_states_scale=scale,
+                      return_dict=False)[0]
+        on = model(x, t, text, control_hidden_states=ctrl, return_dict=False)[0]
+        probed = ProbedWanVACETransformer3DModel.adopt(model)
+        probed.control_enabled = False
+        off = probed(x, t, text, control_hidden_states=ctrl, return_dict=False)[0]
+    torch.testing.assert_close(mixed[0], on[0])
+    torch.testing.assert_close(mixed[1], off[1])
+
+
+def test_ball_crops_follow_the_ball():
+    rgb = np.zeros((1, 3, 16, 16, 3), np.uint8)
+    mask = np.zeros((1, 3, 16, 16), bool)
+    mask[0, :, 10:12, 12:14] = True
+    centers = np.tile(np.array([[12.5, 10.5]]), (1, 3, 1))
+    g = torch.Generator().manual_seed(0)
+    _, m = train.ball_crops(rgb, mask, centers, 8, g)
+    assert m.shape == (1, 3, 8, 8) and m.any()
