@@ -23,8 +23,9 @@ from omegaconf import DictConfig, OmegaConf
 
 from experiments import jobstate
 from experiments.executors import file_lock
-from experiments.jobs import JobContext, _config_dict
-from experiments.scene import VideoSize, fit_spec_to_video
+from experiments.jobs import JobContext, _config_dict, _validated
+from experiments.scene import fit_spec_to_video
+from experiments.types import AblationRow, VideoSize
 from sim.runtime import UserError, read_json, sha256_file, write_json, write_manifest
 
 log = logging.getLogger(__name__)
@@ -123,7 +124,7 @@ class CriticAblation:
         with file_lock(out / "lock"):
             manifest = out / "manifest.jsonl"
             if not manifest.is_file():
-                spec = fit_spec_to_video(instantiate(cfg.scene), VideoSize(**_config_dict(cfg.video)))
+                spec = fit_spec_to_video(instantiate(cfg.scene), _validated(VideoSize, cfg.video, "video"))
                 write_synthetic_set(out, spec, str(cfg.prompt), cfg.get("object_name"))
         return manifest
 
@@ -148,8 +149,8 @@ class CriticAblation:
             tracker.finish(exit_code=1)
             raise
         verdicts = [json.loads(line) for line in (job_dir / "verdicts.jsonl").read_text().splitlines() if line]
-        row = {"factor": self.factor, "choice": choice_of(self.factor),
-               **score_verdicts(verdicts, read_labels(manifest))}
+        row = AblationRow(factor=self.factor, choice=choice_of(self.factor),
+                          **score_verdicts(verdicts, read_labels(manifest))).model_dump(mode="json")
         write_json(job_dir / jobstate.METRICS, {"ablation": row, "manifest": str(manifest)})
         write_manifest(job_dir, stage="experiments", input_hashes={"manifest": sha256_file(manifest)},
                        extra={"job": ctx.name, "factor": self.factor, "choice": row["choice"]})

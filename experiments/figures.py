@@ -1,10 +1,11 @@
 """Figures of a finished (or partly finished) release-point sweep, from the files on disk.
 
-``python -m experiments.figures SWEEP_DIR [--out DIR] [--expert-boundary SIGMA]`` writes, as PNG and PDF:
+``python -m experiments.figures SWEEP_DIR [--out DIR] [--expert-boundary SIGMA|none]`` writes, as PNG and PDF:
 
 * ``retention_vs_sigma``: retention r against sigma_rel (high noise on the left), one panel per scene;
   colour = window (airborne / after ground), line style = axis (x solid, y dashed); mean over seeds with
-  their range; a grey band below the threshold; a guide at the expert switch.
+  their range; a grey band below the threshold; a guide at the expert switch (the clips' own, else the
+  Wan2.2 boundary sigma 0.875).
 * ``tracked_paths``: tracked paths over the control path, one panel per clip; rows = control never
   (i* = 0), throughout (i* = N), first k steps (0 < i* < N); dot size = tracked area, shade = time;
   each panel prints the sideways travel (tracked and simulated x range, px).
@@ -128,7 +129,7 @@ def _expert_switch_sigma(jobs: list[JobRecord], boundary: float | None) -> tuple
         if s is not None:
             return float(s), f"expert switch (step {j.row.get('expert_switch_step')})"
     if boundary is not None:
-        return float(boundary), f"expert boundary (sigma {boundary:g})"
+        return float(boundary), f"Wan2.2 expert boundary (sigma {boundary:g})"
     return None
 
 
@@ -233,9 +234,15 @@ def _whole_clip_r(sim: np.ndarray, trk: np.ndarray, vis: np.ndarray, min_frames:
     return out
 
 
+#: Where the guide goes when no clip records an expert switch: Wan2.2's boundary ratio (DESIGN §11).
+DEFAULT_EXPERT_BOUNDARY = 0.875
+
+
 def make_figures(sweep_dir: str | Path, out_dir: str | Path | None = None,
-                 expert_boundary: float | None = None) -> list[Path]:
-    """All three figures of ``sweep_dir`` into ``out_dir`` (default ``<sweep_dir>/figures``)."""
+                 expert_boundary: float | None = DEFAULT_EXPERT_BOUNDARY) -> list[Path]:
+    """All three figures of ``sweep_dir`` into ``out_dir`` (default ``<sweep_dir>/figures``).
+
+    ``expert_boundary``: sigma of the expert-switch guide when the clips record no switch (None: no guide)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -251,10 +258,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m experiments.figures", description=__doc__.split("\n\n")[0])
     parser.add_argument("sweep_dir", type=Path)
     parser.add_argument("--out", type=Path, default=None, help="output folder (default SWEEP_DIR/figures)")
-    parser.add_argument("--expert-boundary", type=float, default=None,
-                        help="sigma of the expert switch when the clips record none (e.g. 0.875 for Wan2.2)")
+    parser.add_argument("--expert-boundary", default=str(DEFAULT_EXPERT_BOUNDARY),
+                        help="sigma of the expert-switch guide when the clips record none (Wan2.2: 0.875; "
+                             "'none': no guide)")
     args = parser.parse_args(argv)
-    for p in make_figures(args.sweep_dir, args.out, args.expert_boundary):
+    boundary = None if args.expert_boundary.lower() == "none" else float(args.expert_boundary)
+    for p in make_figures(args.sweep_dir, args.out, boundary):
         print(p)
     return 0
 

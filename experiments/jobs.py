@@ -29,7 +29,7 @@ from experiments import jobstate
 from experiments.executors import ClipRequest, executor_name, file_lock
 from experiments.retention import RetentionConfig, flat_metrics, score_retention
 from experiments.scene import VideoSize, simulate_scene
-from sim.runtime import save_npz, sha256_file, sha256_json, write_json, write_manifest
+from sim.runtime import UserError, save_npz, sha256_file, sha256_json, write_json, write_manifest
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +54,19 @@ class JobContext:
 
 def _config_dict(cfg: DictConfig) -> dict[str, Any]:
     return OmegaConf.to_container(cfg, resolve=True, throw_on_missing=False)  # type: ignore[return-value]
+
+
+def _validated(model, node: DictConfig, field: str):
+    """``model`` from a config node; a bad value is the user's error naming the field."""
+    from pydantic import ValidationError
+
+    from sim.runtime import user_error_from_validation
+
+    try:
+        return model(**_config_dict(node))
+    except ValidationError as exc:
+        err = user_error_from_validation(exc, file=None)
+        raise UserError(err.reason, field=f"{field}.{err.field}" if err.field else field) from None
 
 
 def _maybe_stop(cfg: DictConfig) -> None:
@@ -82,7 +95,7 @@ class ReleasePointJob:
         jobstate.clear_partial_job(job_dir)
         job_dir.mkdir(parents=True, exist_ok=True)
 
-        scoring = RetentionConfig(**_config_dict(cfg.retention))
+        scoring = _validated(RetentionConfig, cfg.retention, "retention")
         # The threshold is fixed in the run before any clip is scored.
         write_json(job_dir / "scoring.json", {"threshold": scoring.threshold, "min_frames": scoring.min_frames,
                                               "time_tolerance_s": scoring.time_tolerance_s})
@@ -105,7 +118,7 @@ class ReleasePointJob:
         from generate.io import save_clip
 
         job_dir = ctx.job_dir
-        size = VideoSize(**_config_dict(cfg.video))
+        size = _validated(VideoSize, cfg.video, "video")
         spec = instantiate(cfg.scene)
         scene = simulate_scene(spec, size, instantiate(cfg.control), cfg.get("object_name"),
                                scoring.time_tolerance_s)

@@ -18,27 +18,14 @@ Besides the correlations: the median absolute pixel disagreement per axis, the s
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
 
+from experiments.types import RetentionConfig, RetentionScore
+
 AXES = ("x", "y")
 WINDOWS = ("airborne", "after_ground")
-
-
-@dataclass(frozen=True)
-class RetentionConfig:
-    """Scoring settings, fixed (and written into the run) before any clip is scored.
-
-    * ``threshold``: a window/axis is *retained* when r >= threshold (the paper's 0.7).
-    * ``min_frames``: fewest frames measurable in both paths for a correlation to be computed.
-    * ``time_tolerance_s``: frame times within this of a window edge count as inside (float rounding).
-    """
-
-    threshold: float = 0.7
-    min_frames: int = 3
-    time_tolerance_s: float = 1e-6
 
 
 def window_frame_masks(t_s: np.ndarray, windows: Mapping[str, object], object_name: str,
@@ -96,9 +83,10 @@ def score_retention(tracked_px: np.ndarray, tracked_visible: np.ndarray, simulat
         tracked_area_px: (T,) optional tracked mask area, only summarised.
 
     Returns:
-        A JSON-ready dict: ``windows[name][axis] = {"r", "retained", "frames", "status"}``, per-window and
-        whole-clip ``median_abs_px`` per axis, ``sideways_travel_px`` (tracked and simulated x range),
-        ``frames_measurable`` and the config used.
+        The JSON form of a :class:`~experiments.types.RetentionScore` (validated against it):
+        ``windows[name][axis] = {"r", "retained", "frames", "status"}``, per-window and whole-clip
+        ``median_abs_px`` per axis, ``sideways_travel_px`` (tracked and simulated x range),
+        ``frames_measurable`` and the settings used.
     """
     tracked = np.asarray(tracked_px, dtype=np.float64)
     sim = np.asarray(simulated_px, dtype=np.float64)
@@ -131,7 +119,7 @@ def score_retention(tracked_px: np.ndarray, tracked_visible: np.ndarray, simulat
 
     sim_ok = np.isfinite(sim).all(axis=1)
     area = None if tracked_area_px is None else np.asarray(tracked_area_px, dtype=np.float64)
-    return {
+    return RetentionScore.model_validate({
         "threshold": config.threshold,
         "min_frames": config.min_frames,
         "frames_total": int(len(sim)),
@@ -141,12 +129,14 @@ def score_retention(tracked_px: np.ndarray, tracked_visible: np.ndarray, simulat
         "sideways_travel_px": {"tracked": x_range(tracked, measurable), "simulated": x_range(sim, sim_ok)},
         "median_tracked_area_px": (None if area is None or not measurable.any()
                                    else float(np.median(area[measurable]))),
-    }
+    }).model_dump(mode="json")
 
 
-def flat_metrics(score: Mapping) -> dict[str, float | int | str | bool | None]:
+def flat_metrics(score: RetentionScore | Mapping) -> dict[str, float | int | str | bool | None]:
     """One flat row (for ``summary.csv`` and the tracker): ``r_airborne_x``, ``status_airborne_x``, ...
     Missing correlations stay ``None`` (an empty cell), never NaN."""
+    if isinstance(score, RetentionScore):
+        score = score.model_dump(mode="json")
     row: dict[str, float | int | str | bool | None] = {
         "frames_measurable": score["frames_measurable"],
         "median_abs_px_x": score["median_abs_px"]["x"],

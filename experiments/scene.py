@@ -14,17 +14,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from control.types import ControlVideo
+from experiments.types import VideoSize
 from sim.types import SceneSpec, Trajectory
 
-
-@dataclass(frozen=True)
-class VideoSize:
-    """The generated video's size: ``width`` x ``height`` px, ``num_frames`` frames at ``fps`` Hz."""
-
-    width: int
-    height: int
-    num_frames: int
-    fps: float
+__all__ = ["VideoSize", "SimulatedScene", "fit_spec_to_video", "simulate_scene"]
 
 
 def fit_spec_to_video(spec: SceneSpec, size: VideoSize) -> SceneSpec:

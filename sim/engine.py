@@ -184,12 +184,6 @@ def set_object_poses(client: BulletClient, body_ids: dict[str, int], traj: Traje
 # --------------------------------------------------------------------------------------------------
 
 
-def _read_state(client: BulletClient, body: int) -> tuple[tuple, tuple, tuple, tuple]:
-    pos, orn = client.getBasePositionAndOrientation(body)
-    lin, ang = client.getBaseVelocity(body)
-    return pos, orn, lin, ang
-
-
 def _invalid_reason(name: str, pos, lin, ang, t: float, settings: EngineSettings) -> str | None:
     values = (*pos, *lin, *ang)
     if not all(math.isfinite(v) for v in values):
@@ -239,7 +233,7 @@ def _simulate(client: BulletClient, spec: SceneSpec, *, progress: bool, settings
         read after stepping into ``step`` describe the geometry of ``geometric_step`` (= step - 1).
         A point with a normal force is a contact of ``step`` itself: the solver acted on it within this step
         (speculatively, from up to a few mm away, e.g. a bounce that never shows as overlap)."""
-        for cp in client.getContactPoints():
+        for cp in get_contacts():
             a, b = name_of.get(cp[1]), name_of.get(cp[2])
             if a is None or b is None or a == b:
                 continue
@@ -252,9 +246,13 @@ def _simulate(client: BulletClient, spec: SceneSpec, *, progress: bool, settings
                 touching_pairs[geometric_step].add(pair)
                 points[geometric_step].setdefault(pair, []).append(cp[5])
 
+    # BulletClient builds a partial on every attribute access: bind the per-step calls once.
+    get_pose, get_velocity = client.getBasePositionAndOrientation, client.getBaseVelocity
+    get_contacts, step_simulation = client.getContactPoints, client.stepSimulation
+
     def record(step: int) -> str | None:
         for k, (name, body) in enumerate(zip(objects, obj_ids)):
-            p, q, v, w = _read_state(client, body)
+            (p, q), (v, w) = get_pose(body), get_velocity(body)
             reason = _invalid_reason(name, p, v, w, step * dt, settings)
             if reason is not None:
                 return reason
@@ -270,14 +268,15 @@ def _simulate(client: BulletClient, spec: SceneSpec, *, progress: bool, settings
     last_valid = 0
     if status == "ok":
         for step in steps:
-            client.stepSimulation()
+            step_simulation()
             reason = record(step)
             if reason is not None:
                 status = reason
                 break
             last_valid = step
             read_contacts(step, step - 1)
-        # The geometry of the last valid step has not been through a collision pass yet.
+    if status == "ok":
+        # The geometry of the last step has not been through a collision pass yet.
         client.performCollisionDetection()
         read_contacts(0, last_valid)
 

@@ -256,7 +256,9 @@ def _eval_lands(p: LandsInRegion, spec: SceneSpec, traj: Trajectory) -> Predicat
         parts.insert(0, f"hit the {how['diverted_by']} first (at t={how['diverted_at_s']:.2f} s, "
                         f"z={how['diverted_z_m']:.2f} m), counted as an overshoot")
     message = "; ".join(parts) if parts else f"landed in the target region at x={point[0]:.3f} m"
-    return _result(p, holds, residual, "m", message, objective=centre_err[ax0], scale=scale,
+    when = how.get("diverted_at_s", how.get("landed_at_s"))
+    window = None if when is None else Window(start_s=when, end_s=when)
+    return _result(p, holds, residual, "m", message, objective=centre_err[ax0], scale=scale, window=window,
                    landing_x_m=float(point[0]), landing_y_m=float(point[1]),
                    **{k: v for k, v in how.items() if not isinstance(v, (list, tuple))})
 
@@ -330,9 +332,21 @@ def _eval_fall(p: FallInOrder, spec: SceneSpec, traj: Trajectory) -> PredicateRe
             bad += 1
     fallen = [t for t in times.values() if t is not None]
     window = Window(start_s=min(fallen), end_s=max(fallen)) if fallen else None
+    standing = [n for n, t in times.items() if t is None]
+    if len(standing) > 3:
+        problems = [f"{len(standing)} of {len(names)} did not fall ({', '.join(standing[:3])}, ...)"] + \
+            problems[len(standing):]
     msg = "; ".join(problems) if problems else (
         f"all {len(names)} fell in order between t={window.start_s:.2f} s and t={window.end_s:.2f} s")
-    return _result(p, bad == 0, float(bad), "objects", msg, scale=0.5, window=window,
+    # Continuous objective for authors: the count of failures, less how far the first standing domino got
+    # towards falling (its largest tilt as a fraction of 45 deg, below 1).
+    objective = float(bad)
+    if standing:
+        from sim.engine import tilt_deg  # local: the engine pulls in PyBullet
+
+        tilt = float(np.max(tilt_deg(traj.orientation_xyzw[traj.index(standing[0])])))
+        objective -= min(tilt / 45.0, 0.99)
+    return _result(p, bad == 0, float(bad), "objects", msg, objective=objective, scale=0.5, window=window,
                    fallen=len(fallen), total=len(names))
 
 

@@ -33,7 +33,7 @@ COLOURS = ("red", "blue", "green", "yellow", "orange", "purple", "pink", "white"
 SIZES = {"small": "small", "little": "small", "tiny": "small", "large": "large", "big": "large", "huge": "large",
          "giant": "large"}
 OTHER_ADJECTIVES = ("wooden", "metal", "metallic", "rubber", "plastic", "heavy", "light", "shiny", "bouncy",
-                    "tennis", "soccer", "basketball", "bowling", "ping-pong", "glass", "steel", "stone", "toy",
+                    "tennis", "soccer", "bowling", "billiard", "ping-pong", "glass", "steel", "stone", "toy",
                     "round", "square", "solid")
 #: countable rigid things (plural -> singular); anything else only becomes a subject before an event verb
 NOUNS = {"balls": "ball", "ball": "ball", "cubes": "cube", "cube": "cube", "boxes": "box", "box": "box",
@@ -50,6 +50,9 @@ NOUNS = {"balls": "ball", "ball": "ball", "cubes": "cube", "cube": "cube", "boxe
          "pendulum": "pendulum", "spoon": "spoon", "spoons": "spoon", "keys": "key", "phone": "phone",
          "blobs": "blob", "blob": "blob", "disc": "disc", "discs": "disc", "disk": "disk", "wheel": "wheel",
          "tire": "tire", "tyre": "tyre", "bucket": "bucket", "crate": "crate", "crates": "crate",
+         "basketball": "basketball", "basketballs": "basketball", "football": "football", "footballs": "football",
+         "baseball": "baseball", "baseballs": "baseball", "volleyball": "volleyball", "snowball": "snowball",
+         "beachball": "beachball", "glass": "glass", "jar": "jar", "jars": "jar", "pot": "pot", "toy": "toy",
          "balloon": "balloon", "balloons": "balloon", "water": "water", "liquid": "liquid", "cloth": "cloth",
          "towel": "towel", "rope": "rope", "paper": "paper", "feather": "feather", "smoke": "smoke"}
 NON_RIGID = {"water", "liquid", "cloth", "towel", "rope", "paper", "feather", "smoke", "balloon", "blob"}
@@ -71,7 +74,9 @@ PRONOUNS = ("it", "they", "them", "itself", "themselves", "both", "each")
 DET = r"(?:(?P<det>an?|the|one|single|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d+|" \
       r"some|several|a pair of|a couple of)\s+)"
 ADJ = r"(?P<adj>(?:(?:" + "|".join(COLOURS + tuple(SIZES) + OTHER_ADJECTIVES) + r")(?:\s+|-))*)"
-MENTION_RE = re.compile(r"\b" + DET + "?" + ADJ + r"(?P<noun>" + "|".join(sorted(NOUNS, key=len, reverse=True))
+#: with a determiner, up to two unlisted modifier words may precede the noun ("two billiard balls")
+EXTRA = r"(?(det)(?:(?!(?:and|or|then|with|of|on|in|to|is|are|was)\b)[a-z]+(?:\s+|-)){0,2}?|)"
+MENTION_RE = re.compile(r"\b" + DET + "?" + ADJ + EXTRA + r"(?P<noun>" + "|".join(sorted(NOUNS, key=len, reverse=True))
                         + r")\b")
 GENERIC_RE = re.compile(r"\b" + DET + ADJ + r"(?P<noun>[a-z][a-z\-]{2,})\b")
 PRONOUN_RE = re.compile(r"\b(?:" + "|".join(PRONOUNS) + r")\b")
@@ -266,7 +271,7 @@ class RulesPlanner:
                 continue
             if any(s <= m.start("noun") < e for s, e, _ in found):
                 continue
-            rest = low[m.end():m.end() + 40]
+            rest = re.sub(r"^\s*(?:is|was|are|were|gets|got|being)\s+", "", low[m.end():m.end() + 40])
             if any(v.match(rest.lstrip()) for v in verbs) and not self._after_preposition(low, m.start()):
                 found.append((m.start(), m.end(), m))
         for s, e, m in sorted(found, key=lambda t: t[0]):

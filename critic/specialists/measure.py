@@ -418,9 +418,16 @@ class TrackMeasurer:
             # (farther away = smaller and higher in the image on a floor seen from above)
             lo, hi = max(0, where - span), min(len(ratio), where + span + 1)
             ks = [k for k in range(lo, hi) if np.isfinite(ratio[k])]
-            kmax, kmin = max(ks, key=lambda k: ratio[k]), min(ks, key=lambda k: ratio[k])
-            dlog = np.log(ratio[kmax] / ratio[kmin])  # > 0
-            dbottom = (track.boxes_xyxy[kmax, 3] - track.boxes_xyxy[kmin, 3]) / med  # larger -> lower?
+            kmax = max(ks, key=lambda k: ratio[k])
+            # the growth (or shrink) ramp around the largest size: walk down the size on both sides
+            ka = kmax
+            while ka - 1 in ks and ratio[ka - 1] < ratio[ka]:
+                ka -= 1
+            kb = kmax
+            while kb + 1 in ks and ratio[kb + 1] < ratio[kb]:
+                kb += 1
+            kmin = ka if ratio[ka] <= ratio[kb] else kb
+            dbottom = (track.boxes_xyxy[kmax, 3] - track.boxes_xyxy[kmin, 3]) / med  # larger and lower: nearer
             explained = dbottom > 0.5
         if worst > self.morph_ratio and where is not None and not explained:
             off = ok & ((ratio > 1 + 0.5 * (self.morph_ratio - 1)) | (ratio < 1 / (1 + 0.5 * (self.morph_ratio - 1))))
@@ -495,9 +502,12 @@ class TrackMeasurer:
     # ------------------------------------------------------------------ contact / collision
     def _contact_frames(self, a: Track, b: Track) -> np.ndarray:
         ra, rb = radius(a), radius(b)
-        both = np.asarray(a.visible, bool) & np.asarray(b.visible, bool)
+        # coasted frames count: two objects merged into one blob are in contact
+        both = (np.asarray(a.visible, bool) | np.asarray(a.coasted, bool)) & (np.asarray(b.visible, bool)
+                                                                          | np.asarray(b.coasted, bool))
         d = np.linalg.norm(a.centroid_px - b.centroid_px, axis=1)
-        gap = (d - (ra + rb)) / min(ra, rb)
+        with np.errstate(invalid="ignore"):
+            gap = (d - (ra + rb)) / min(ra, rb)
         return both & (gap <= self.contact_gap_radii)
 
     def _contact(self, op, track, other, video) -> Measurement:

@@ -51,15 +51,42 @@ class TesseractReader:
     def available(self) -> bool:
         return shutil.which("tesseract") is not None
 
-    def _read(self, image: np.ndarray) -> str:
+    def _ocr(self, gray: np.ndarray, psm: int) -> str:
         import pytesseract
 
-        gray = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY)
-        # Tesseract wants text ~30 px tall: upscale small crops/frames
-        s = max(1.0, self.upscale_to * 4 / max(min(gray.shape), 1))
+        # Tesseract reads text about 30 px tall best: upscale small crops
+        s = max(1.0, 40.0 / max(gray.shape[0], 1)) if psm == 7 else max(1.0, self.upscale_to * 4 / max(min(gray.shape), 1))
         if s > 1:
             gray = cv2.resize(gray, None, fx=s, fy=s, interpolation=cv2.INTER_CUBIC)
-        return pytesseract.image_to_string(gray, lang=self.lang, config=f"--psm {self.psm}")
+        gray = cv2.copyMakeBorder(gray, 10, 10, 10, 10, cv2.BORDER_REPLICATE)
+        return pytesseract.image_to_string(gray, lang=self.lang, config=f"--psm {psm}")
+
+    @staticmethod
+    def text_lines(gray: np.ndarray, max_lines: int = 3) -> list[tuple[int, int, int, int]]:
+        """Boxes (x0, y0, x1, y1) of text-like lines: dense strokes (morphological gradient) joined
+        horizontally, wider than tall, largest first."""
+        h, w = gray.shape
+        grad = cv2.morphologyEx(gray, cv2.MORPH_GRADIENT, np.ones((3, 3), np.uint8))
+        _, bw = cv2.threshold(grad, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+        bw = cv2.morphologyEx(bw, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (max(3, w // 40), 1)))
+        n, _, stats, _ = cv2.connectedComponentsWithStats(bw, connectivity=8)
+        boxes = []
+        for x, y, bw_, bh, area in stats[1:]:
+            if bh < 6 or bh > h / 3 or bw_ < 1.5 * bh or area < 0.3 * bw_ * bh:
+                continue
+            pad = max(2, bh // 4)
+            boxes.append((max(x - pad, 0), max(y - pad, 0), min(x + bw_ + pad, w), min(y + bh + pad, h), bw_ * bh))
+        boxes.sort(key=lambda b: -b[4])
+        return [b[:4] for b in boxes[:max_lines]]
+
+    def _read(self, image: np.ndarray) -> str:
+        """Text lines found in the image read one by one (``--psm 7``), then the whole image (``--psm``)."""
+        gray = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY)
+        lines = [self._ocr(gray[y0:y1, x0:x1], 7).strip() for x0, y0, x1, y1 in self.text_lines(gray)]
+        lines = [t for t in lines if t]
+        if not lines:
+            lines = [self._ocr(gray, self.psm).strip()]
+        return "\n".join(lines)
 
     def run(self, op: ReadOp, inputs: dict[str, Any], video: VideoContext) -> Measurement:
         required = f"text '{op.text}' legible"

@@ -59,6 +59,12 @@ def color_matches(rgb: np.ndarray, color: str) -> np.ndarray:
     return ok
 
 
+def _channel_max(img: np.ndarray) -> np.ndarray:
+    """Per-pixel maximum over the colour channels of an (H, W, 3) uint8 image -> (H, W) (OpenCV: ~5x numpy)."""
+    a, b, c = cv2.split(img)
+    return cv2.max(cv2.max(a, b), c)
+
+
 @dataclass
 class Detections:
     """Blobs of one frame: ``centroids`` (N,2) px, ``boxes`` (N,4) xyxy px, ``areas`` (N,), ``rgb`` (N,3)
@@ -123,7 +129,7 @@ class BackgroundTracker:
         bg = np.median(sample, axis=0).astype(np.uint8)
         # An object resting for much of the clip wins the median at its pixels. Such pixels take two values
         # often; keep the one that agrees with the surrounding (unambiguous) background.
-        differs = np.stack([cv2.absdiff(f, bg).max(axis=2) > self.min_threshold for f in sample])
+        differs = np.stack([_channel_max(cv2.absdiff(f, bg)) > self.min_threshold for f in sample])
         ambiguous = differs.mean(axis=0) >= 0.2
         if ambiguous.any() and ambiguous.mean() < 0.3:
             ys, xs = np.nonzero(ambiguous)
@@ -138,14 +144,14 @@ class BackgroundTracker:
     def threshold(self, frames: np.ndarray, bg: np.ndarray) -> float:
         """One Otsu threshold for the clip (stable across frames), from a few frames' differences."""
         idx = np.unique(np.linspace(0, len(frames) - 1, min(8, len(frames))).round().astype(int))
-        diffs = np.concatenate([cv2.absdiff(frames[i], bg).max(axis=2).ravel() for i in idx])
+        diffs = np.concatenate([_channel_max(cv2.absdiff(frames[i], bg)).ravel() for i in idx])
         otsu, _ = cv2.threshold(diffs.reshape(1, -1), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
         return float(max(otsu, self.min_threshold))
 
     def detect(self, frame: np.ndarray, bg: np.ndarray, thr: float) -> Detections:
         h, w = frame.shape[:2]
-        diff = cv2.absdiff(frame, bg).max(axis=2)
-        mask = (diff > thr).astype(np.uint8)
+        diff = _channel_max(cv2.absdiff(frame, bg))
+        _, mask = cv2.threshold(diff, thr, 1, cv2.THRESH_BINARY)
         mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         n, labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
         min_area = max(self.min_area_px, self.min_area_frac * h * w)
@@ -153,19 +159,55 @@ class BackgroundTracker:
         if not keep:
             z = np.zeros((0, 2))
             return Detections(z, np.zeros((0, 4)), np.zeros(0), np.zeros((0, 3)), np.zeros(0, bool))
-        flat = labels.ravel()
-        sums = np.stack([np.bincount(flat, weights=frame[..., c].ravel(), minlength=n) for c in range(3)], axis=1)
         st = stats[keep]
+        rgb = np.zeros((len(keep), 3))
+        for j, i in enumerate(keep):  # mean colour inside each kept blob, on its box only
+            x, y, bw, bh = stats[i, :4]
+            inside = (labels[y:y + bh, x:x + bw] == i).astype(np.uint8)
+            rgb[j] = cv2.mean(np.ascontiguousarray(frame[y:y + bh, x:x + bw]), mask=inside)[:3]
         x0, y0 = st[:, 0].astype(float), st[:, 1].astype(float)
         x1, y1 = x0 + st[:, 2] - 1, y0 + st[:, 3] - 1
         areas = st[:, 4].astype(float)
         border = (x0 <= 0) | (y0 <= 0) | (x1 >= w - 1) | (y1 >= h - 1)
         return Detections(centroids=cents[keep].astype(float), boxes=np.stack([x0, y0, x1, y1], 1), areas=areas,
-                          rgb=sums[keep] / areas[:, None], border=border)
+                          rgb=rgb, border=border)
 
     # ---------------------------------------------------------------- tracking
-    def track(self, frames: np.ndarray, times_s: np.ndarray) -> TrackingResult:
-        """Track every blob in ``frames`` (T,H,W,3) -> identities with per-frame boxes (unbound)."""
+    def detect_color(self, frame: np.ndarray, color: str, max_area_frac: float = 0.05) -> Detections:
+        """Blobs of a named colour (HSV ranges), compact and under ``max_area_frac`` of the frame: objects that
+        never move are part of the median background, but still have their colour."""
+        h, w = frame.shape[:2]
+        hsv = cv2.cvtColor(frame, cv2.COLOR_RGB2HSV)
+        mask = np.zeros((h, w), np.uint8)
+        for lo, hi in COLOR_RANGES[color.lower()]:
+            mask |= cv2.inRange(hsv, np.array(lo, np.uint8), np.array(hi, np.uint8))
+        mask = cv2.morphologyEx((mask > 0).astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        n, labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        min_area = max(self.min_area_px, self.min_area_frac * h * w)
+        keep = [i for i in range(1, n) if min_area <= stats[i, 4] <= max_area_frac * h * w
+                and stats[i, 4] >= 0.4 * stats[i, 2] * stats[i, 3]]
+        return self._detections(frame, labels, stats, cents, keep)
+
+    def _detections(self, frame, labels, stats, cents, keep) -> Detections:
+        h, w = frame.shape[:2]
+        if not keep:
+            z = np.zeros((0, 2))
+            return Detections(z, np.zeros((0, 4)), np.zeros(0), np.zeros((0, 3)), np.zeros(0, bool))
+        st = stats[keep]
+        rgb = np.zeros((len(keep), 3))
+        for j, i in enumerate(keep):
+            x, y, bw, bh = stats[i, :4]
+            inside = (labels[y:y + bh, x:x + bw] == i).astype(np.uint8)
+            rgb[j] = cv2.mean(np.ascontiguousarray(frame[y:y + bh, x:x + bw]), mask=inside)[:3]
+        x0, y0 = st[:, 0].astype(float), st[:, 1].astype(float)
+        x1, y1 = x0 + st[:, 2] - 1, y0 + st[:, 3] - 1
+        border = (x0 <= 0) | (y0 <= 0) | (x1 >= w - 1) | (y1 >= h - 1)
+        return Detections(centroids=cents[keep].astype(float), boxes=np.stack([x0, y0, x1, y1], 1),
+                          areas=st[:, 4].astype(float), rgb=rgb, border=border)
+
+    def track(self, frames: np.ndarray, times_s: np.ndarray, color: str | None = None) -> TrackingResult:
+        """Track every blob in ``frames`` (T,H,W,3) -> identities with per-frame boxes (unbound). With
+        ``color``, blobs of that named colour instead of background differences."""
         frames = np.asarray(frames)
         t_count = len(frames)
         bg = self.background(frames)
@@ -176,7 +218,7 @@ class BackgroundTracker:
         finished: list[_Tracklet] = []
         next_id = 0
         for k in range(t_count):
-            det = self.detect(frames[k], bg, thr)
+            det = self.detect(frames[k], bg, thr) if color is None else self.detect_color(frames[k], color)
             preds = [tr.pos + tr.vel * (k - tr.last_seen) for tr in active]
             matched_t: set[int] = set()
             matched_d: set[int] = set()
@@ -404,6 +446,11 @@ class BackgroundGrounder:
         subject = inputs.get("subjects", {}).get(op.subject) or SubjectSpec(name=op.subject, noun=op.subject)
         result = self.track_all(video)
         tracks = bind_subject(result, subject)
+        if not tracks and subject.color and subject.color.lower() in COLOR_RANGES:
+            # a named object that never moves is part of the background: find it by its colour
+            by_color = self.tracker.track(video.frames, video.times_s, color=subject.color)
+            tracks = bind_subject(by_color, subject)
+            result = by_color
         return [Track(subject=op.subject, identity=tr.identity, boxes_xyxy=tr.boxes_xyxy, centroid_px=tr.centroid_px,
                       area_px=tr.area_px, visible=tr.visible, coasted=tr.coasted, touches_border=tr.touches_border,
                       times_s=tr.times_s, backend=f"critic.specialists.tracking.BackgroundGrounder@{self.version}",

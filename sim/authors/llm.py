@@ -110,8 +110,8 @@ class LLMAuthor:
         resp = self._get_client().chat.completions.create(model=self.model, messages=messages,
                                                           temperature=self.temperature, **kwargs)
         content = resp.choices[0].message.content if resp.choices else None
-        if not content:
-            raise ValueError("empty reply")
+        if not isinstance(content, str) or not content.strip():
+            raise ValueError(f"no reply text in the response ({str(resp)[:200]})")
         return content
 
     def propose(self, request: PhysicsRequest, history: list[Attempt]) -> Proposal:
@@ -126,7 +126,8 @@ class LLMAuthor:
                                      "base_url": self.base_url}
             try:
                 content = self._ask(messages, request)
-            except (openai.OpenAIError, ValueError) as exc:
+            # A server that is down, times out, or answers with something that is not a chat completion.
+            except (openai.OpenAIError, ValueError, TypeError, AttributeError, IndexError, KeyError) as exc:
                 entry.update(ok=False, error=f"{type(exc).__name__}: {exc}")
                 log.append(entry)
                 continue

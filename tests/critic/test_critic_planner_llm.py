@@ -11,6 +11,8 @@ import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import pytest
+
 from critic.planners.llm import LLMPlanner
 from critic.run import CriticComponents, critique
 from critic.testing import FakeGrounder, ScriptedSpecialist, fake_video
@@ -123,3 +125,15 @@ def test_still_invalid_is_rejected_and_never_executed(tmp_path):
 def test_endpoint_down_is_rejected_not_guessed():
     r = LLMPlanner(base_url="http://127.0.0.1:9/v1", timeout_s=2, max_retries=0).plan(PROMPT)
     assert r.plan is None and "endpoint error" in r.rejected[0]
+
+
+@pytest.mark.llm
+def test_real_endpoint_plans_a_simple_prompt():
+    """Against a real model server: VERIPHY_LLM_BASE_URL (and VERIPHY_LLM_MODEL) must be set."""
+    import os
+
+    url = os.environ.get("VERIPHY_LLM_BASE_URL")
+    if not url:
+        pytest.skip("VERIPHY_LLM_BASE_URL not set")
+    r = LLMPlanner(base_url=url, model=os.environ.get("VERIPHY_LLM_MODEL", "default")).plan(PROMPT)
+    assert r.plan is not None or r.rejected  # either a validated plan or the reasons it was rejected

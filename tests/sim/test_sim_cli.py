@@ -69,3 +69,14 @@ def test_bad_input_exits_2_with_file_field_reason(tmp_path, arg, file, field, re
     assert "Traceback" not in proc.stderr
     line = next(line for line in proc.stderr.splitlines() if line.startswith("error: "))
     assert file in line and field in line and reason in line
+
+
+def test_scene_that_blows_up_fails_its_predicates_without_crashing(tmp_path):
+    spec = scenes.thrown_ball(launch_speed_mps=400.0, launch_angle_deg=80.0).model_dump(mode="json")
+    (tmp_path / "fast.json").write_text(json.dumps(spec))
+    proc = run_sim(f"spec_file={tmp_path / 'fast.json'}", "predicates=[{kind:stays_in_frame}]",
+                   f"hydra.run.dir={tmp_path / 'run'}")
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr
+    assert "simulation invalid: ball left the world" in proc.stdout
+    report = json.loads((tmp_path / "run" / "predicates.json").read_text())
+    assert not report["all_hold"] and "left the world" in report["report"]["trajectory_status"]

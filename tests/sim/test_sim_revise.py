@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from sim.authors import LLMAuthor, NumericAuthor
+from sim.engine import EngineSettings
 from sim.io import load_request
 from sim.revise import run_revision_loop
 
@@ -83,12 +84,16 @@ class ScriptedServer:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 server.received.append((self.path, body))
                 content = server.replies.pop(0) if len(server.replies) > 1 else server.replies[0]
-                payload = json.dumps({
-                    "id": "chatcmpl-scripted", "object": "chat.completion", "created": 0, "model": body["model"],
-                    "choices": [{"index": 0, "finish_reason": "stop",
-                                 "message": {"role": "assistant", "content": content}}],
-                    "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
-                }).encode()
+                if isinstance(content, bytes):  # a raw body: not a chat completion at all
+                    payload = content
+                else:
+                    payload = json.dumps({
+                        "id": "chatcmpl-scripted", "object": "chat.completion", "created": 0,
+                        "model": body["model"],
+                        "choices": [{"index": 0, "finish_reason": "stop",
+                                     "message": {"role": "assistant", "content": content}}],
+                        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+                    }).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(payload)))
@@ -161,6 +166,17 @@ def test_llm_author_falls_back_when_endpoint_is_down(throw_request, tmp_path):
     assert len(proposal["log"]) == 2 and all("Connection" in a["error"] for a in proposal["log"])
 
 
+@pytest.mark.parametrize("body", [b'{"error": "model not loaded"}', b"<html>502 Bad Gateway</html>"])
+def test_llm_author_falls_back_when_the_endpoint_answers_garbage(throw_request, tmp_path, body):
+    with ScriptedServer([body]) as server:
+        author = LLMAuthor(base_url=server.base_url, max_attempts=2, timeout_s=10, fallback=NumericAuthor())
+        result = run_revision_loop(throw_request, author, budget=3, run_dir=tmp_path)
+    assert result.converged
+    proposal = _read_log(tmp_path)[1]["proposed_by"]
+    assert proposal["author"] == "llm->numeric" and len(proposal["log"]) == 2
+    assert all(not a["ok"] and a["error"] for a in proposal["log"])
+
+
 def test_llm_author_falls_back_on_persistent_nonsense(throw_request, tmp_path):
     with ScriptedServer(["{\"parameters\": {\"launch_speed_mps\": \"fast\"}}"]) as server:
         author = LLMAuthor(base_url=server.base_url, max_attempts=2, timeout_s=10, fallback=NumericAuthor())
@@ -179,3 +195,36 @@ def test_numeric_author_without_a_flight_model_uses_secant_steps(tmp_path):
     assert result.converged
     messages = [line["proposed_by"]["message"] for line in _read_log(tmp_path)[1:]]
     assert "probe step" in messages[0] and all("free-flight" not in m for m in messages)
+
+
+@pytest.mark.parametrize("speed, angle", [(11.5, 60.0), (1.5, 12.0), (8.0, 74.0), (6.0, 30.0)])
+def test_numeric_author_converges_from_hard_first_guesses(wall_first_request, speed, angle):
+    # (11.5, 60): over the wall; (6, 30): straight into the wall; (1.5, 12): far too short.
+    result = run_revision_loop(wall_first_request, NumericAuthor(), budget=3,
+                               initial_values={"launch_speed_mps": speed, "launch_angle_deg": angle})
+    assert result.converged and abs(_landing_x(result) - 2.0) <= 0.02
+
+
+def test_numeric_author_uses_what_happened_before_a_blow_up(wall_first_request):
+    # A small world: the first throw lands beyond the wall and then leaves the world (invalid simulation).
+    settings = EngineSettings(world_half_extent_m=10.0)
+    result = run_revision_loop(wall_first_request, NumericAuthor(), budget=3, settings=settings,
+                               initial_values={"launch_speed_mps": 11.5, "launch_angle_deg": 60.0})
+    first = result.attempts[0]
+    assert not first.trajectory.ok and "left the world" in first.summary
+    assert result.converged and abs(_landing_x(result) - 2.0) <= 0.02
+
+
+@pytest.mark.llm
+def test_real_llm_endpoint_revises_the_throw(wall_first_request, tmp_path):
+    """Against a real OpenAI-compatible server: VERIPHY_LLM_BASE_URL and VERIPHY_LLM_MODEL must be set."""
+    import os
+
+    base_url, model = os.environ.get("VERIPHY_LLM_BASE_URL"), os.environ.get("VERIPHY_LLM_MODEL")
+    if not base_url or not model:
+        pytest.skip("set VERIPHY_LLM_BASE_URL and VERIPHY_LLM_MODEL to test a real endpoint")
+    author = LLMAuthor(base_url=base_url, model=model, fallback=NumericAuthor())
+    result = run_revision_loop(wall_first_request, author, budget=5, run_dir=tmp_path)
+    log = _read_log(tmp_path)
+    assert all(line["proposed_by"]["log"] for line in log[1:])  # every revision records its LLM attempts
+    assert result.converged

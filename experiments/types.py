@@ -1,0 +1,92 @@
+"""Artifacts and settings of the ``experiments`` stage. Imports only the standard library, numpy and pydantic.
+
+* :class:`RetentionConfig` - scoring settings, fixed in a run (``scoring.json``) before any clip is scored.
+* :class:`VideoSize` - the generated video's size; the control video is rendered at exactly this size.
+* :class:`RetentionScore` - one clip's retention (the ``retention`` block of a job's ``metrics.json``).
+* :class:`AblationRow` - one critic-ablation choice (a row of ``ablation.csv``).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class RetentionConfig(_Frozen):
+    """* ``threshold``: a window/axis is *retained* when Pearson r >= threshold (the paper's 0.7).
+    * ``min_frames``: fewest frames measurable in both paths for a correlation to be computed.
+    * ``time_tolerance_s``: frame times within this of a window edge count as inside (float rounding)."""
+
+    threshold: Annotated[float, Field(ge=-1.0, le=1.0)] = 0.7
+    min_frames: Annotated[int, Field(ge=2)] = 3
+    time_tolerance_s: Annotated[float, Field(ge=0.0)] = 1e-6
+
+
+class VideoSize(_Frozen):
+    """``width`` x ``height`` px, ``num_frames`` frames at ``fps`` Hz."""
+
+    width: Annotated[int, Field(gt=0, le=4096)]
+    height: Annotated[int, Field(gt=0, le=4096)]
+    num_frames: Annotated[int, Field(gt=0, le=2000)]
+    fps: Annotated[float, Field(gt=0, le=240)]
+
+
+class AxisScore(_Frozen):
+    """Pearson r over the frames measurable in both paths (``None`` with a ``status`` saying why: too few
+    frames, a constant path); ``retained`` = r >= threshold (``None`` without r)."""
+
+    r: float | None
+    retained: bool | None
+    frames: int
+    status: str
+
+
+class WindowScore(_Frozen):
+    """One window (``airborne`` or ``after_ground``): per-axis scores, the window's frame count and the median
+    absolute pixel disagreement per axis over its measurable frames (px; ``None`` without frames)."""
+
+    x: AxisScore
+    y: AxisScore
+    frames_in_window: int
+    median_abs_px: dict[str, float | None]
+
+
+class RetentionScore(_Frozen):
+    """One clip's retention. Pixel units; x right, y down (image rows).
+
+    * ``windows``: ``airborne`` and ``after_ground`` (from the first ground contact to the end of the clip);
+    * ``median_abs_px``: median |tracked - simulated| per axis over all measurable frames;
+    * ``sideways_travel_px``: x range of the ``tracked`` path (measurable frames) and of the ``simulated`` one;
+    * ``frames_measurable``: frames where the tracker observed the object and the projection is defined."""
+
+    threshold: float
+    min_frames: int
+    frames_total: int
+    frames_measurable: int
+    windows: dict[str, WindowScore]
+    median_abs_px: dict[str, float | None]
+    sideways_travel_px: dict[str, float | None]
+    median_tracked_area_px: float | None = None
+
+
+class AblationRow(_Frozen):
+    """One choice of a critic ablation: verdict counts, recall on clips labelled flawed (``contradicted``),
+    precision on clips labelled clean (not contradicted), mean calls per clip. ``None`` without labels."""
+
+    factor: str
+    choice: str
+    clips: int
+    supported: int = 0
+    contradicted: int = 0
+    unknown: int = 0
+    error: int = 0
+    labelled_flawed: int = 0
+    recall: float | None = None
+    labelled_clean: int = 0
+    precision_clean: float | None = None
+    calls_per_clip: float | None = None

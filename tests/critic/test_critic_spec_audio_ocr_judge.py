@@ -1,0 +1,114 @@
+"""hear (energy onsets, one-to-one matching), read (Tesseract), judge (none / OpenAI-compatible endpoint)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from critic.specialists.audio import EnergyOnsetHearer, match_onsets, onsets
+from critic.specialists.judge import NoJudge, OpenAIJudge
+from critic.specialists.ocr import TesseractReader, similarity
+from critic.types import HearOp, JudgeOp, ReadOp
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import synthetic as S  # noqa: E402
+
+
+def test_onsets_within_4_ms():
+    times = [0.137, 0.5021, 0.8333, 1.4]
+    audio = S.clicks(times, 1.6)
+    found, _ = onsets(audio, S.AUDIO_RATE)
+    assert len(found) == len(times)
+    assert np.abs(found - np.array(times)).max() <= 0.004
+
+
+def test_one_to_one_matching():
+    pairs = match_onsets(np.array([0.10, 0.52, 0.90]), np.array([0.5, 0.11]), tolerance_s=0.03)
+    assert sorted((i, j) for i, j, _ in pairs) == [(0, 1), (1, 0)]
+    assert match_onsets(np.array([0.2]), np.array([0.5]), tolerance_s=0.03) == []
+
+
+def test_hear_states():
+    op = HearOp(id="h", event="impact")
+    clip = S.drop_clip(t_count=24)
+    m = EnergyOnsetHearer().run(op, {}, clip.context())
+    assert m.state == "supported" and abs(m.windows["onset"].start_s - clip.contacts_s[0]) < 0.004
+    assert EnergyOnsetHearer().run(op, {}, S.silent(clip).context()).state == "contradicted"
+    assert EnergyOnsetHearer().run(op, {}, S.drop_clip(t_count=24, audio=False).context()).state == "unknown"
+    zeros = S.Synthetic(**{**clip.__dict__, "audio": np.zeros_like(clip.audio)})
+    assert EnergyOnsetHearer().run(op, {}, zeros.context()).state == "unknown"  # digital silence
+
+
+def test_similarity():
+    assert similarity("SCORE", "the score is") == 1.0
+    assert similarity("SCORE", "SC0RE") >= 0.8
+    assert similarity("SCORE", "GOAL") < 0.5
+
+
+@pytest.mark.skipif(shutil.which("tesseract") is None, reason="tesseract binary not installed")
+def test_read_banner():
+    clip = S.drop_clip(t_count=12)
+    reader = TesseractReader(frames=3)
+    ok = reader.run(ReadOp(id="r", text="SCORE"), {}, S.banner(clip, "SCORE").context())
+    assert ok.state == "supported" and "visible" in ok.windows
+    bad = reader.run(ReadOp(id="r", text="SCORE"), {}, S.banner(clip, "GOAL").context())
+    assert bad.state == "contradicted"
+    assert reader.run(ReadOp(id="r", text="SCORE"), {}, clip.context()).state == "unknown"
+
+
+def test_read_without_tesseract_is_unknown(monkeypatch):
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    m = TesseractReader().run(ReadOp(id="r", text="SCORE"), {}, S.drop_clip(t_count=4).context())
+    assert m.state == "unknown" and "tesseract" in m.reason
+
+
+class _Chat(BaseHTTPRequestHandler):
+    answer = "yes"
+    seen: list = []
+
+    def do_POST(self):  # noqa: N802 - http.server API
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        _Chat.seen.append(body)
+        out = {"id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
+               "choices": [{"index": 0, "finish_reason": "stop",
+                            "message": {"role": "assistant", "content": _Chat.answer}}],
+               "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
+        data = json.dumps(out).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args):
+        pass
+
+
+def test_judge_none_and_local_endpoint():
+    video = S.drop_clip(t_count=6).context()
+    op = JudgeOp(id="j", claim="c1", question="Does the ball look like rubber?")
+    assert NoJudge().run(op, {}, video).state == "unknown"
+    assert OpenAIJudge().run(op, {}, video).state == "unknown"
+    server = HTTPServer(("127.0.0.1", 0), _Chat)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        judge = OpenAIJudge(base_url=f"http://127.0.0.1:{server.server_port}/v1", model="tiny-vlm", frames=2)
+        _Chat.answer = "Yes."
+        m = judge.run(op, {}, video)
+        assert m.state == "supported" and m.cost.model_calls == 1
+        content = _Chat.seen[-1]["messages"][1]["content"]
+        assert sum(part["type"] == "image_url" for part in content) == 2
+        _Chat.answer = "no"
+        assert judge.run(op, {}, video).state == "contradicted"
+        _Chat.answer = "unsure"
+        assert judge.run(op, {}, video).state == "unknown"
+    finally:
+        server.shutdown()

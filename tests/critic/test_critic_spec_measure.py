@@ -1,0 +1,138 @@
+"""The track-based measurements, counting, and their windows, called directly on synthetic tracks."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from critic.specialists.counting import IdentityCounter
+from critic.specialists.measure import TrackMeasurer
+from critic.specialists.tracking import BackgroundGrounder
+from critic.types import CountOp, Expect, GroundOp, MeasureOp, SubjectSpec
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import synthetic as S  # noqa: E402
+
+COLOR = {"ball": "red", "red": "red", "blue": "blue"}
+
+
+def measure(clip, quantity, subject="ball", other=None, video=None, **expect):
+    video = video or clip.context()
+    g = BackgroundGrounder()
+    names = [subject] + ([other] if other else [])
+    subjects = {n: SubjectSpec(name=n, noun="ball", color=COLOR[n]) for n in names}
+    tracks = {n: g.run(GroundOp(id="g", subject=n), {"subjects": subjects}, video) for n in names}
+    op = MeasureOp(id="m", subject=subject, quantity=quantity, other=other, expect=Expect(**expect))
+    return TrackMeasurer().run(op, {"subjects": subjects, "tracks": tracks}, video)
+
+
+@pytest.fixture(scope="module")
+def drop():
+    return S.drop_clip()
+
+
+@pytest.mark.parametrize("quantity", ["free_fall", "support", "bounce", "penetration", "continuity", "permanence",
+                                      "size_constancy", "rest"])
+def test_correct_drop_supports_every_measurement(drop, quantity):
+    m = measure(drop, quantity)
+    assert m.state == "supported", (m.measured, m.reason)
+    assert m.required and m.measured
+
+
+def test_free_fall_acceleration_in_radii(drop):
+    m = measure(drop, "free_fall")
+    seg = m.values["segments"][0]
+    true = S.G_PX / S.RADIUS
+    assert seg["accel_radii_s2"] == pytest.approx(true, rel=0.15)
+    assert "airborne" in m.windows
+
+
+def test_bounce_contact_time_is_sub_frame(drop):
+    m = measure(drop, "bounce")
+    w = m.windows["contact"]
+    centre = 0.5 * (w.start_s + w.end_s)
+    assert abs(centre - drop.contacts_s[0]) < 0.25 / drop.fps  # a quarter frame
+    assert measure(drop, "bounce", n=2).state == "supported"
+    assert measure(drop, "bounce", holds=False).state == "contradicted"
+
+
+def test_contact_with_the_floor_has_a_window(drop):
+    m = measure(drop, "contact")
+    assert m.state == "supported" and abs(m.windows["contact"].start_s - drop.contacts_s[0]) < 1 / drop.fps
+
+
+@pytest.mark.parametrize("doctor, quantity", [
+    (S.teleport, "continuity"), (S.hover, "support"), (S.hover, "free_fall"), (S.pass_through_floor, "penetration"),
+    (S.vanish, "permanence"), (S.size_morph, "size_constancy"),
+])
+def test_doctored_measurement_is_contradicted_in_the_doctored_window(drop, doctor, quantity):
+    clip = doctor(drop)
+    m = measure(clip, quantity)
+    assert m.state == "contradicted", (m.measured, m.reason)
+    a0, a1 = m.window.start_frame, m.window.end_frame
+    b0, b1 = clip.doctored_frames
+    assert max(0, min(a1, b1) - max(a0, b0) + 1) / (max(a1, b1) - min(a0, b0) + 1) >= 0.5
+
+
+def test_leaving_the_frame_is_not_vanishing():
+    clip = S.drop_clip(vx=160.0)
+    assert measure(clip, "permanence").state == "supported"
+    assert measure(clip, "rest").state == "unknown"  # not in view at the end
+
+
+def test_direction_left_right(drop):
+    assert measure(drop, "direction", direction="right").state == "supported"
+    assert measure(drop, "direction", direction="left").state == "contradicted"
+    assert measure(drop, "direction", direction="down").state == "supported"
+
+
+def test_rest_contradicted_while_still_moving():
+    clip = S.drop_clip(t_count=16)  # still falling when the clip ends
+    assert measure(clip, "rest").state == "contradicted"
+
+
+def test_slow_motion_leaves_hovering_unknown(drop):
+    from critic.video import context_from_arrays
+
+    clip = S.hover(drop)
+    video = context_from_arrays(clip.frames, clip.fps, capture_fps=4 * clip.fps)
+    assert video.sanity.likely_slow_motion
+    assert measure(clip, "support", video=video).state == "unknown"
+
+
+def test_collision_response_and_pass_through():
+    ok = measure(S.collision_clip(), "collision_response", subject="red", other="blue")
+    assert ok.state == "supported", ok.measured
+    bad = measure(S.collision_clip(passes_through=True), "collision_response", subject="red", other="blue")
+    assert bad.state == "contradicted", bad.measured
+    assert "contact" in bad.windows
+    touch = measure(S.collision_clip(), "contact", subject="red", other="blue")
+    assert touch.state == "supported"
+    contact_frame = S.collision_clip().notes["contact_s"] * S.FPS
+    assert touch.windows["contact"].start_frame <= contact_frame + 1
+
+
+def test_missing_subject_is_unknown(drop):
+    video = drop.context()
+    op = MeasureOp(id="m", subject="ball", quantity="bounce")
+    assert TrackMeasurer().run(op, {"tracks": {"ball": []}}, video).state == "unknown"
+
+
+def count(clip, n):
+    video = clip.context()
+    subject = SubjectSpec(name="ball", noun="ball", color="red")
+    tracks = BackgroundGrounder().run(GroundOp(id="g", subject="ball"), {"subjects": {"ball": subject}}, video)
+    return IdentityCounter().run(CountOp(id="c", subject="ball", n=n), {"tracks": {"ball": tracks}}, video)
+
+
+def test_identity_count():
+    two = S.two_drops_clip(colors=("red", "red"))
+    assert count(two, 2).state == "supported"
+    extra = S.extra_object(two, at=20)
+    m = count(extra, 2)
+    assert m.state == "contradicted" and m.window.start_frame == pytest.approx(20, abs=1)
+    assert count(S.drop_clip(t_count=16), 2).state == "contradicted"
+    assert count(S.drop_clip(t_count=16, color="blue"), 1).state == "unknown"  # nothing red grounded

@@ -1,0 +1,169 @@
+"""End to end on synthetic clips with known truth: prompt -> plan -> offline specialists -> verdict.
+
+Correct clips come back supported with no contradicted claim; each doctored clip comes back contradicted on
+the claim that covers the doctored property, with a packet window overlapping the doctored frames (IoU >= 0.5);
+missing evidence is unknown.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import synthetic as S  # noqa: E402
+
+CONF = Path(__file__).resolve().parents[2] / "conf"
+
+
+@pytest.fixture(scope="module")
+def components():
+    from hydra import compose, initialize_config_dir
+
+    from critic.run import build_components
+
+    with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
+        cfg = compose(config_name="critic_app", overrides=["report=false", "progress=false"])
+    return build_components(cfg)
+
+
+@pytest.fixture(scope="module")
+def drop():
+    return S.drop_clip()
+
+
+def run(components, clip, prompt, tmp_path, name="clip"):
+    from critic.run import critique
+
+    return critique(name, prompt, components, tmp_path / name, video=clip.context(name))
+
+
+def frame_iou(window, frames) -> float:
+    a0, a1 = window.start_frame, window.end_frame
+    b0, b1 = frames
+    inter = max(0, min(a1, b1) - max(a0, b0) + 1)
+    return inter / (max(a1, b1) - min(a0, b0) + 1)
+
+
+def sub_checks(verdict, state):
+    return [(c, s) for c in verdict.claims for s in c.sub_checks if s.state == state]
+
+
+def assert_contradicted(verdict, clip, *, keyword: str):
+    """The clip is contradicted on a sub-check whose text names ``keyword`` (the op / quantity), with a packet
+    window overlapping the doctored frames."""
+    assert verdict.verdict == "contradicted", [(c.id, c.state, c.reason) for c in verdict.claims]
+    hits = [(c, s) for c, s in sub_checks(verdict, "contradicted") if keyword in s.text]
+    assert hits, [(c.text, s.text) for c, s in sub_checks(verdict, "contradicted")]
+    claim_ids = {c.id for c, _ in hits}
+    packets = [p for p in verdict.packets if p.claim in claim_ids]
+    assert packets and all(p.window is not None for p in packets)
+    best = max(frame_iou(p.window, clip.doctored_frames) for p in packets)
+    assert best >= 0.5, ([p.window for p in packets], clip.doctored_frames)
+
+
+DROP_PROMPT = "A red ball falls to the floor and bounces."
+
+
+def test_correct_drop_is_supported(components, drop, tmp_path):
+    v = run(components, drop, DROP_PROMPT + " It comes to rest.", tmp_path)
+    assert v.verdict == "supported", [(c.text, c.state, c.reason) for c in v.claims]
+    assert not v.packets
+
+
+def test_correct_drop_with_sound_is_supported(components, drop, tmp_path):
+    v = run(components, drop, "A red ball bounces and makes a thud when it hits the floor.", tmp_path)
+    assert v.verdict == "supported", [(c.text, c.state, c.reason) for c in v.claims]
+
+
+def test_correct_collision_is_supported(components, tmp_path):
+    v = run(components, S.collision_clip(), "A red ball rolls to the right and hits a blue ball.", tmp_path)
+    assert v.verdict in ("supported", "unknown")
+    assert not sub_checks(v, "contradicted")
+
+
+def test_correct_two_drops_in_order_is_supported(components, tmp_path):
+    v = run(components, S.two_drops_clip(red_first=True), "The red ball lands before the blue ball lands.", tmp_path)
+    assert v.verdict == "supported", [(c.text, c.state, c.reason) for c in v.claims]
+
+
+@pytest.mark.parametrize("doctor, keyword", [
+    (S.teleport, "continuity"),
+    (S.hover, "support"),
+    (S.pass_through_floor, "penetration"),
+    (S.vanish, "permanence"),
+    (S.size_morph, "size"),
+])
+def test_doctored_drop_is_contradicted(components, drop, tmp_path, doctor, keyword):
+    clip = doctor(drop)
+    v = run(components, clip, DROP_PROMPT, tmp_path)
+    assert_contradicted(v, clip, keyword=keyword)
+
+
+def test_extra_object_contradicts_the_count(components, tmp_path):
+    prompt = "Two red balls bounce on the floor."
+    correct = S.two_drops_clip(colors=("red", "red"))
+    assert not sub_checks(run(components, correct, prompt, tmp_path, "two"), "contradicted")
+    clip = S.extra_object(correct, at=20)
+    assert_contradicted(run(components, clip, prompt, tmp_path, "three"), clip, keyword="count")
+
+
+def test_missing_object_contradicts_the_count(components, drop, tmp_path):
+    v = run(components, drop, "Two red balls bounce on the floor.", tmp_path)
+    clip = S.Synthetic(**{**drop.__dict__, "doctored_frames": (0, len(drop.frames) - 1)})
+    assert_contradicted(v, clip, keyword="count")
+
+
+def test_sound_before_impact_is_contradicted(components, drop, tmp_path):
+    clip = S.early_sound(drop)
+    v = run(components, clip, "A red ball bounces and makes a thud when it hits the floor.", tmp_path)
+    assert_contradicted(v, clip, keyword="during")
+
+
+def test_no_sound_is_contradicted(components, drop, tmp_path):
+    clip = S.silent(drop)
+    v = run(components, clip, "A red ball bounces and makes a thud when it hits the floor.", tmp_path)
+    assert_contradicted(v, clip, keyword="hear")
+
+
+def test_events_in_the_wrong_order_are_contradicted(components, tmp_path):
+    clip = S.two_drops_clip(red_first=False)
+    blue, red = clip.notes["blue_contacts_s"][0], clip.notes["red_contacts_s"][0]
+    clip = S.Synthetic(**{**clip.__dict__, "doctored_frames": (int(blue * clip.fps), int(round(red * clip.fps)))})
+    v = run(components, clip, "The red ball lands before the blue ball lands.", tmp_path)
+    assert_contradicted(v, clip, keyword="before")
+
+
+@pytest.mark.skipif(not __import__("shutil").which("tesseract"), reason="tesseract binary not installed")
+def test_wrong_banner_text_is_contradicted(components, drop, tmp_path):
+    prompt = 'A red ball bounces below a banner that reads "SCORE".'
+    right = S.banner(drop, "SCORE")
+    v = run(components, right, prompt, tmp_path, "right")
+    assert v.verdict == "supported", [(c.text, c.state, c.reason) for c in v.claims]
+    wrong = S.banner(drop, "GOAL", start=10, end=40)
+    assert_contradicted(run(components, wrong, prompt, tmp_path, "wrong"), wrong, keyword="legible")
+
+
+# ------------------------------------------------------------------------------------------ missing evidence
+
+
+def test_sound_claim_without_audio_track_is_unknown(components, tmp_path):
+    clip = S.drop_clip(audio=False)
+    v = run(components, clip, "A red ball bounces and makes a thud when it hits the floor.", tmp_path)
+    assert v.verdict == "unknown"
+    assert not sub_checks(v, "contradicted")
+
+
+def test_subject_not_in_the_clip_is_unknown(components, drop, tmp_path):
+    v = run(components, drop, "A green ball falls to the floor and bounces.", tmp_path)
+    assert v.verdict == "unknown"
+    assert not v.packets
+
+
+@pytest.mark.skipif(not __import__("shutil").which("tesseract"), reason="tesseract binary not installed")
+def test_text_claim_without_text_is_unknown(components, drop, tmp_path):
+    v = run(components, drop, 'A red ball bounces below a banner that reads "SCORE".', tmp_path)
+    assert v.verdict == "unknown"
+    assert not v.packets

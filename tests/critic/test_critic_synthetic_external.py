@@ -1,0 +1,58 @@
+"""Correct clips nobody here made are never called contradicted: Physion's simulated scenes and a real
+slow-motion ball drop (whose time base would make gravity look 16x weak)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+EXTERNAL = Path(os.environ.get("VERIPHY_SHARED_DIR", Path(__file__).resolve().parents[2] / ".." / "shared")) / "data" / "external"
+TILES = EXTERNAL / "physion_neurips2021" / "tiles"
+REAL = EXTERNAL / "real_clips" / "oliverius_gravity_ball_drop.mp4"
+CONF = Path(__file__).resolve().parents[2] / "conf"
+
+TILE_PROMPTS = {
+    "dominoes": "A row of dominoes topples over one after another.",
+    "drop": "A block falls onto the floor and comes to rest.",
+    "roll": "A ball rolls down a ramp and across the floor.",
+    "contain": "An object drops into a container.",
+    "collide": "A ball rolls and collides with a block.",
+    "support": "A block rests on top of a stack of blocks.",
+    "link": "A chain of rings falls onto the floor.",
+    "drape": "A cloth falls and drapes over a box.",
+}
+
+
+@pytest.fixture(scope="module")
+def components():
+    from hydra import compose, initialize_config_dir
+
+    from critic.run import build_components
+
+    with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
+        cfg = compose(config_name="critic_app", overrides=["report=false", "progress=false"])
+    return build_components(cfg)
+
+
+@pytest.mark.skipif(not TILES.is_dir(), reason="external Physion tiles not available")
+@pytest.mark.parametrize("tile", sorted(TILE_PROMPTS))
+def test_physion_tiles_are_never_contradicted(components, tile, tmp_path):
+    from critic.run import critique
+
+    path = TILES / f"{tile}.mp4"
+    if not path.is_file():
+        pytest.skip(f"{path} missing")
+    v = critique(path, TILE_PROMPTS[tile], components, tmp_path)
+    assert v.verdict != "contradicted", [(c.text, c.state, c.reason) for c in v.claims if c.state == "contradicted"]
+
+
+@pytest.mark.skipif(not REAL.is_file(), reason="external real clip not available")
+def test_real_slow_motion_drop_is_never_contradicted(components, tmp_path):
+    from critic.run import critique
+
+    v = critique(REAL, "A red ball is dropped and falls to the floor.", components, tmp_path)
+    assert v.verdict != "contradicted", [(c.text, c.state, c.reason) for c in v.claims if c.state == "contradicted"]
+    assert v.sanity.likely_slow_motion
+    assert v.sanity.rotation_deg != 0
