@@ -115,16 +115,16 @@ class ReleasePointJob:
         return {"status": "done", "job_dir": str(job_dir), **metrics["row"]}
 
     def _run(self, cfg: DictConfig, ctx: JobContext, scoring: RetentionConfig) -> dict[str, Any]:
+        from control.io import save_control
         from generate.io import save_clip
+        from sim.io import save_spec, save_trajectory
 
         job_dir = ctx.job_dir
         size = _validated(VideoSize, cfg.video, "video")
+        release_step = release_step_of(cfg)
         spec = instantiate(cfg.scene)
         scene = simulate_scene(spec, size, instantiate(cfg.control), cfg.get("object_name"),
                                scoring.time_tolerance_s)
-        from control.io import save_control
-        from sim.io import save_spec, save_trajectory
-
         save_spec(scene.spec, job_dir / "scene.json")
         save_trajectory(scene.trajectory, job_dir / "trajectory.npz")
         save_control(scene.control, job_dir / "control", input_sha256={
@@ -134,7 +134,7 @@ class ReleasePointJob:
         generator_cfg = _config_dict(cfg.generator) if "generator" in cfg else {}
         release_steps = _sibling_steps(cfg, ctx)
         request = ClipRequest(control=scene.control, prompt=str(cfg.prompt), seed=int(cfg.seed),
-                              num_steps=int(cfg.num_steps), release_step=release_step_of(cfg),
+                              num_steps=int(cfg.num_steps), release_step=release_step,
                               group_release_steps=release_steps, shared_dir=ctx.sweep_dir,
                               generator_key=sha256_json(generator_cfg),
                               negative_prompt=cfg.get("negative_prompt"),
@@ -189,7 +189,11 @@ class ReleasePointJob:
 def release_step_of(cfg: DictConfig) -> int:
     """i* of the job: ``probe.release_step``, or N (control throughout) when null."""
     step = OmegaConf.select(cfg, "probe.release_step")
-    return int(cfg.num_steps) if step is None else int(step)
+    n = int(cfg.num_steps)
+    step = n if step is None else int(step)
+    if not 0 <= step <= n:
+        raise UserError(f"must be in [0, num_steps={n}], got {step}", field="probe.release_step")
+    return step
 
 
 def _sibling_steps(cfg: DictConfig, ctx: JobContext) -> tuple[int, ...]:

@@ -6,7 +6,8 @@ Stages, each resumable from the checkpoint in ``workdir`` (re-run with ``workdir
 2. **vae**: train ``AutoencoderKLWan`` as an autoencoder on full-length clips (all T frames, so every latent
    frame position is seen, including the late ones), L1 with the ball's pixels weighted up (the ball is a few
    dozen pixels of a 64x64 frame: unweighted, the background dominates the loss and the ball ghosts), plus a
-   small KL term. Then the latent normalisation (``latents_mean``/``latents_std`` in the VAE config, as Wan
+   small KL term. The decoder sees the posterior mean (sampling it at the initial unit variance drowned the
+   signal and stalled training on a CPU budget); the pipeline encodes with the mode too. Then the latent normalisation (``latents_mean``/``latents_std`` in the VAE config, as Wan
    keeps them) is measured on the data set.
 3. **encode**: every clip once through the frozen VAE and text encoder: clean video latents (T' = (T-1)/4+1
    latent frames), the control latents prepared exactly as ``WanVACEPipeline`` prepares them (the control
@@ -109,6 +110,7 @@ class VAETraining:
     ball_weight: float = 12.0
     ball_dilation_px: int = 2
     kl_weight: float = 1e-6
+    sample_posterior: bool = False
     crop_px: int | None = 32
     full_frame_steps: int = 60
     checkpoint_every: int = 50
@@ -228,8 +230,9 @@ def train_vae(cfg: VAETraining, arrays: dict[str, np.ndarray], workdir: Path, *,
         for group in opt.param_groups:
             group["lr"] = lr_at(step, cfg.steps, cfg.lr, cfg.warmup)
         posterior = vae.encode(x).latent_dist
-        noise = torch.randn(posterior.mean.shape, generator=g)
-        z = posterior.mean + posterior.std * noise
+        z = posterior.mean
+        if cfg.sample_posterior:
+            z = z + posterior.std * torch.randn(posterior.mean.shape, generator=g)
         recon = vae.decode(z).sample
         l1 = ((recon - x).abs() * weight).sum() / (weight.sum() * 3)
         kl = 0.5 * (posterior.mean.pow(2) + posterior.var - 1.0 - posterior.logvar).mean()
@@ -396,8 +399,10 @@ def flow_matching_loss(transformer, batch: dict[str, torch.Tensor], *, shift: fl
 
 
 def train_transformer(cfg: TransformerTraining, encoded: dict[str, torch.Tensor], workdir: Path, *, seed: int,
-                      log: MetricsLog, progress: bool = True):
-    """Train (or resume) the VACE transformer; returns the EMA weights in a transformer (eval mode)."""
+                      log: MetricsLog, progress: bool = True, stop_step: int | None = None):
+    """Train (or resume) the VACE transformer; returns the EMA weights in a transformer (eval mode) and the
+    number of steps done. ``stop_step`` ends the run early (the learning-rate schedule still spans
+    ``cfg.steps``; a later run without it continues where this one stopped)."""
     transformer = build_transformer(cfg.model, seed)
     ema = build_transformer(cfg.model, seed)
     ema.load_state_dict(transformer.state_dict())
@@ -416,7 +421,8 @@ def train_transformer(cfg: TransformerTraining, encoded: dict[str, torch.Tensor]
         start = int(state["step"])
     n = encoded["x0"].shape[0]
     transformer.train()
-    bar = tqdm(range(start, cfg.steps), initial=start, total=cfg.steps, desc="transformer", unit="step",
+    end = cfg.steps if stop_step is None else max(start, min(cfg.steps, int(stop_step)))
+    bar = tqdm(range(start, end), initial=start, total=cfg.steps, desc="transformer", unit="step",
                file=sys.stderr, disable=not progress)
     tic = time.perf_counter()
     running = None
@@ -443,15 +449,15 @@ def train_transformer(cfg: TransformerTraining, encoded: dict[str, torch.Tensor]
             for pe, pm in zip(ema.parameters(), transformer.parameters()):
                 pe.lerp_(pm, 1 - d)
         running = loss.item() if running is None else 0.95 * running + 0.05 * loss.item()
-        if (step + 1) % cfg.log_every == 0 or step + 1 == cfg.steps:
+        if (step + 1) % cfg.log_every == 0 or step + 1 == end:
             log.log("transformer", step + 1, loss=loss.item(), loss_smooth=running,
                     seconds=time.perf_counter() - tic)
             bar.set_postfix(loss=f"{running:.4f}")
-        if (step + 1) % cfg.checkpoint_every == 0 or step + 1 == cfg.steps:
+        if (step + 1) % cfg.checkpoint_every == 0 or step + 1 == end:
             save_state(ckpt, {"model": transformer.state_dict(), "ema": ema.state_dict(),
                               "optimizer": opt.state_dict(), "step": step + 1})
     bar.close()
-    return ema.eval()
+    return ema.eval(), end
 
 
 # --------------------------------------------------------------------------------------------------
@@ -511,7 +517,8 @@ def model_card(summary: dict[str, Any]) -> str:
         f"- Autoencoder: `AutoencoderKLWan` {s['vae']['params']:,} parameters, {s['vae']['steps']} steps of "
         f"{s['vae']['batch_size']} full-length clips, {s['vae']['seconds'] / 60:.1f} min",
         f"- Transformer: `WanVACETransformer3DModel` {s['transformer']['params']:,} parameters (EMA weights), "
-        f"{s['transformer']['steps']} steps of {s['transformer']['batch_size']}, control dropout "
+        f"{s['transformer']['steps']} steps (of a {s['transformer']['schedule_steps']}-step learning-rate "
+        f"schedule) of {s['transformer']['batch_size']}, control dropout "
         f"{s['transformer']['control_dropout']}, prompt dropout {s['transformer']['text_dropout']}, flow shift "
         f"{s['transformer']['flow_shift']}, {s['transformer']['seconds'] / 60:.1f} min",
         "- Text encoder: tiny `UMT5EncoderModel` over ByT5 bytes, frozen at its seeded random initialisation "
@@ -536,7 +543,7 @@ def model_card(summary: dict[str, Any]) -> str:
 
 def run_training(*, data, vae_cfg: VAETraining, transformer_cfg: TransformerTraining, workdir: Path, seed: int,
                  export_dir: Path | None, command: str, metrics_sink=None, progress: bool = True,
-                 stop_after: str | None = None) -> TrainResult:
+                 stop_after: str | None = None, transformer_stop_step: int | None = None) -> TrainResult:
     """All stages in order; each skips what ``workdir`` already holds. ``stop_after`` in {data, vae, encode}
     ends early (for tests and for checking the autoencoder's ceiling before the transformer)."""
     import diffusers
@@ -577,8 +584,8 @@ def run_training(*, data, vae_cfg: VAETraining, transformer_cfg: TransformerTrai
         save_state(cache, encoded)
     if stop_after == "encode":
         return TrainResult(workdir, workdir / "pipeline")
-    ema = timed("transformer", lambda: train_transformer(transformer_cfg, encoded, workdir, seed=seed, log=log,
-                                                         progress=progress))
+    ema, steps_done = timed("transformer", lambda: train_transformer(
+        transformer_cfg, encoded, workdir, seed=seed, log=log, progress=progress, stop_step=transformer_stop_step))
     pipe = assemble_pipeline(vae, text_encoder, ema, flow_shift=transformer_cfg.flow_shift)
     sampler = data.sampler
     summary = {
@@ -589,7 +596,7 @@ def run_training(*, data, vae_cfg: VAETraining, transformer_cfg: TransformerTrai
                  "fps": sampler.fps, "config_sha256": dataset_fingerprint(data)},
         "vae": {"params": param_count(vae), "steps": vae_cfg.steps, "batch_size": vae_cfg.batch_size,
                 "seconds": timings.get("vae", 0.0)},
-        "transformer": {"params": param_count(ema), "steps": transformer_cfg.steps,
+        "transformer": {"params": param_count(ema), "steps": steps_done, "schedule_steps": transformer_cfg.steps,
                         "batch_size": transformer_cfg.batch_size, "control_dropout": transformer_cfg.control_dropout,
                         "text_dropout": transformer_cfg.text_dropout, "flow_shift": transformer_cfg.flow_shift,
                         "seconds": timings.get("transformer", 0.0)},
@@ -622,7 +629,8 @@ def _task(cfg) -> None:
     command = f"python -m generate.train {overrides}".strip()
     result = run_training(data=data, vae_cfg=vae_cfg, transformer_cfg=transformer_cfg, workdir=workdir,
                           seed=int(cfg.seed), export_dir=Path(cfg.export_dir) if cfg.export_dir else None,
-                          command=command, progress=bool(cfg.progress), stop_after=cfg.stop_after)
+                          command=command, progress=bool(cfg.progress), stop_after=cfg.stop_after,
+                          transformer_stop_step=cfg.transformer_stop_step)
     write_json(run_dir / "metrics.json", result.summary)
     write_manifest(run_dir, stage="train", extra={"workdir": str(workdir), "pipeline_dir": str(result.pipeline_dir)})
     print(f"pipeline: {result.pipeline_dir}", file=sys.stderr)

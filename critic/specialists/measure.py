@@ -265,8 +265,43 @@ class TrackMeasurer:
         floor = _floor_row(track)
         if op.surface == "wall":
             return unknown("no wall geometry is measured offline", required="does not pass into the wall")
-        if floor is None:
-            return unknown("no floor line found in the background", required=req)
+        verdict = self._penetration_by_line(track, floor, req, video) if floor is not None else None
+        if verdict is not None and verdict.state == "contradicted":
+            return verdict
+        # The floor line is the far edge of a floor seen in perspective, or absent: use the level the subject
+        # itself lands, rests or rolls on, and check it never sinks below it.
+        own = self._penetration_by_own_level(track, req)
+        if own is not None:
+            return own
+        return verdict or unknown("no floor line found in the background and no level the subject stays on",
+                                  required=req)
+
+    def _penetration_by_own_level(self, track, req) -> Measurement | None:
+        r = radius(track)
+        ok = observed(track) & ~track.touches_border
+        if ok.sum() < 3:
+            return None
+        bottom = track.boxes_xyxy[:, 3]
+        contacts = floor_contacts(track)
+        rests = stationary_runs(track)
+        levels = [c.bottom_px for c in contacts] + [float(np.nanmedian(bottom[s:e + 1])) for s, e in rests]
+        if levels:
+            level = max(levels)
+            after = ok.copy()
+            after[:min([c.frame for c in contacts] + [s for s, _ in rests])] = False
+            if after.any() and float(np.nanmax(bottom[after])) <= level + 0.5 * r:
+                return _m("supported", req, f"never sinks below the level it lands or rests on (lowest "
+                          f"{(float(np.nanmax(bottom[after])) - level) / r:+.2f} radii)")
+            return None
+        # rolling or sliding along one row with no fall: the floor holds it
+        moving_x = float(np.nanmax(track.centroid_px[ok, 0]) - np.nanmin(track.centroid_px[ok, 0])) / r
+        if moving_x > 2.0 and float(np.nanmax(bottom[ok]) - np.nanmin(bottom[ok])) <= 0.5 * r:
+            return _m("supported", req, "moves along one row (rolls or slides on a surface) without sinking")
+        return None
+
+    def _penetration_by_line(self, track, floor, req, video) -> Measurement | None:
+        r = radius(track)
+        ok = observed(track)
         contacts = floor_contacts(track)
         # If the subject lands or rests clearly below the floor line, the line is not where it meets the floor
         # (a floor seen in perspective): the check cannot tell.
@@ -277,6 +312,12 @@ class TrackMeasurer:
                            floor_row_px=floor)
         depth = (track.centroid_px[:, 1] - floor) / r  # centre below the floor line, radii (0: half sunk)
         deep = ok & (depth > 0.5)
+        # it must come from above the floor line: an object always below it moves on a floor seen in perspective
+        first_deep = int(np.flatnonzero(deep)[0]) if deep.any() else 0
+        above_before = (ok & (track.boxes_xyxy[:, 3] < floor - 0.5 * r))[:first_deep].any()
+        if deep.sum() >= 2 and not above_before:
+            return unknown("the subject is below the background's floor line from the start (perspective floor)",
+                           required=req, floor_row_px=floor)
         if deep.sum() >= 2:
             s, e = runs(deep)[0]
             e = runs(deep)[-1][1]
@@ -317,12 +358,20 @@ class TrackMeasurer:
             miss = float(np.linalg.norm(c[s1] - pred)) / r
             if miss > self.teleport_radii + 1.0 * gap and _same_look(track, e0, s1) and not _still_there(video, track, e0, s1):
                 jumps.append((e0, s1, miss))
+        # a jump across a longer frame interval (a dropped or variable-rate frame) is explained by the time gap
+        t = track.times_s
+        dt = float(np.median(np.diff(t))) if len(t) > 1 else 0.0
+        skipped = [j for j in jumps if dt > 0 and (t[j[1]] - t[j[0]]) > 1.5 * dt * (j[1] - j[0])]
+        jumps = [j for j in jumps if j not in skipped]
         if jumps:
             a, b, size = max(jumps, key=lambda j: j[2])
             return _m("contradicted", req, f"jump of {size:.1f} radii between frames {a} and {b}",
                       window=video.window(a, b), jumps=jumps)
         if ok.sum() < 3:
             return unknown("fewer than 3 observed frames", required=req)
+        if skipped:
+            return unknown(f"{len(skipped)} jump(s) across a long frame interval (variable frame rate): not judged",
+                           required=req, skipped=skipped)
         return _m("supported", req, "no jump beyond the neighbouring velocities", radius_px=r)
 
     # ------------------------------------------------------------------ permanence
@@ -471,6 +520,10 @@ class TrackMeasurer:
         else:
             along = dx * unit[0] + dy * unit[1]
             across = abs(dx * unit[1]) + abs(dy * unit[0])
+            if d == "down":
+                # a body that topples (a domino) falls over: its top edge comes down more than its centre
+                top = track.boxes_xyxy[:, 1]
+                along = max(along, float(np.nanmedian(top[idx[-3:]]) - np.nanmedian(top[idx[:3]])) / r)
         # frames where it moves the claimed way
         v = velocity(track) / r
         if d == "horizontal":
@@ -483,8 +536,13 @@ class TrackMeasurer:
         rs = size_radius(track)
         clean = rs[ok & ~track.touches_border & np.isfinite(rs)]
         depth_change = float(np.log(np.percentile(clean, 90) / np.percentile(clean, 10))) if clean.size >= 3 else 0.0
-        if d in ("up", "down") and depth_change > np.log(1.25):
-            state = "unknown"  # moving in depth: up/down in the image need not be up/down in the world
+        b = track.boxes_xyxy
+        aspect = (b[:, 2] - b[:, 0] + 1) / (b[:, 3] - b[:, 1] + 1)
+        same_shape = abs(np.log(float(np.nanmedian(aspect[idx[-3:]])) / float(np.nanmedian(aspect[idx[:3]])))) < np.log(1.25)
+        depth_reason = ""
+        if d in ("up", "down") and depth_change > np.log(1.25) and same_shape:
+            # moving in depth: up/down in the image need not be up/down in the world
+            state, depth_reason = "unknown", f"apparent size changes x{np.exp(depth_change):.2f}: the motion may be in depth"
         elif along > 1.0:
             state = "supported"
         elif along < -1.0:
@@ -495,7 +553,8 @@ class TrackMeasurer:
             state = "contradicted" if state == "supported" else "supported"
         window = video.window(int(idx[0]), int(idx[-1])) if state == "contradicted" else windows.get("motion")
         return Measurement(state=state, required=req, measured=measured, window=window, windows=windows,
-                           reason="net motion along the claimed axis under one radius" if state == "unknown" else "",
+                           reason=(depth_reason or "net motion along the claimed axis under one radius")
+                           if state == "unknown" else "",
                            values={"dx_radii": float(dx), "dy_radii": float(dy), "across_radii": float(across)},
                            cost=Cost(tool_calls=1))
 

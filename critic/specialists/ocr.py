@@ -16,7 +16,6 @@ import cv2
 import numpy as np
 
 from critic.specialists.base import unknown
-from critic.specialists.kinematics import runs
 from critic.types import Cost, Measurement, ReadOp, VideoContext
 
 

@@ -10,13 +10,14 @@ come from ``checkpoint`` (a ``.pt`` with a ``"model"`` state dict, as the offici
 from __future__ import annotations
 
 import importlib
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from critic.specialists.tracking import BackgroundGrounder, BackgroundTracker
-from critic.types import GroundOp, SubjectSpec, Track, VideoContext
+from critic.types import GroundOp, Track, VideoContext
 
 #: SAM 2's own post-processing overrides for video (from ``sam2.build_sam.build_sam2_video_predictor``).
 VIDEO_OVERRIDES = {
@@ -92,12 +93,9 @@ def frames_state(predictor, frames: np.ndarray) -> dict:
         "offload_video_to_cpu": False, "offload_state_to_cpu": False,
         "video_height": int(frames.shape[1]), "video_width": int(frames.shape[2]), "device": device,
         "storage_device": device, "point_inputs_per_obj": {}, "mask_inputs_per_obj": {}, "cached_features": {},
-        "constants": {}, "obj_id_to_idx": {}, "obj_idx_to_id": {}, "obj_ids": [], "output_dict_per_obj": {},
-        "temp_output_dict_per_obj": {}, "frames_tracked_per_obj": {},
+        "constants": {}, "obj_id_to_idx": OrderedDict(), "obj_idx_to_id": OrderedDict(), "obj_ids": [],
+        "output_dict_per_obj": {}, "temp_output_dict_per_obj": {}, "frames_tracked_per_obj": {},
     }
-    from collections import OrderedDict
-
-    state["obj_id_to_idx"], state["obj_idx_to_id"] = OrderedDict(), OrderedDict()
     predictor._get_image_feature(state, frame_idx=0, batch_size=1)
     return state
 

@@ -293,7 +293,9 @@ class BackgroundTracker:
 
     def _hold_if_static(self, tr: _Tracklet, frames: np.ndarray, k: int) -> bool:
         """A stopped object the background absorbed is still there: keep it visible while its patch holds."""
-        if tr.box is None or np.linalg.norm(tr.vel) > 0.3 * max(tr.radius, 1.0) or k - tr.last_seen > 1 and tr.patch is None:
+        # (no speed condition: an object that stops abruptly, e.g. after a collision, is held the same way;
+        # one that moved on or vanished leaves background in its old box, which does not match)
+        if tr.box is None or (k - tr.last_seen > 1 and tr.patch is None):
             return False
         x0, y0, x1, y1 = (int(round(v)) for v in tr.box)
         if x1 <= x0 or y1 <= y0:
@@ -436,9 +438,33 @@ class BackgroundGrounder:
         self.tracker = tracker or BackgroundTracker(**tracker_kwargs)
         self._cache: dict[str, TrackingResult] = {}
 
+    def _color_tracking(self, video: VideoContext, color: str) -> TrackingResult:
+        key = f"{video.sha256}:{color.lower()}"
+        if key not in self._cache:
+            self._cache[key] = self.tracker.track(video.frames, video.times_s, color=color)
+        return self._cache[key]
+
+    def _extend_by_color(self, track: Track, video: VideoContext, subject: SubjectSpec) -> Track:
+        """A named object whose track ends early, away from the border, may have stopped and been absorbed by
+        the median background: continue it with the colour track that was where it ended."""
+        vis = np.flatnonzero(track.visible)
+        last = int(vis[-1])
+        if last >= video.num_frames - 2 or track.touches_border[last]:
+            return track
+        r = max(track.radius_px, 2.0)
+        for cand in self._color_tracking(video, subject.color).tracks:
+            cv = np.flatnonzero(cand.visible)
+            if cv[-1] <= last + 1:
+                continue
+            near = [k for k in cv if last - 2 <= k <= last + 3]
+            if near and min(float(np.linalg.norm(cand.centroid_px[k] - track.centroid_px[last])) for k in near
+                            if np.isfinite(track.centroid_px[last]).all()) <= 2.5 * r:
+                return _splice(track, cand, last + 1)
+        return track
+
     def track_all(self, video: VideoContext) -> TrackingResult:
         if video.sha256 not in self._cache:
-            self._cache.clear()  # one clip at a time: frames are large
+            self._cache.clear()  # one clip at a time
             self._cache[video.sha256] = self.tracker.track(video.frames, video.times_s)
         return self._cache[video.sha256]
 
@@ -446,15 +472,26 @@ class BackgroundGrounder:
         subject = inputs.get("subjects", {}).get(op.subject) or SubjectSpec(name=op.subject, noun=op.subject)
         result = self.track_all(video)
         tracks = bind_subject(result, subject)
-        if not tracks and subject.color and subject.color.lower() in COLOR_RANGES:
+        named = bool(subject.color and subject.color.lower() in COLOR_RANGES)
+        if named and not tracks:
             # a named object that never moves is part of the background: find it by its colour
-            by_color = self.tracker.track(video.frames, video.times_s, color=subject.color)
-            tracks = bind_subject(by_color, subject)
-            result = by_color
+            tracks = bind_subject(self._color_tracking(video, subject.color), subject)
+        elif named:
+            tracks = [self._extend_by_color(tr, video, subject) for tr in tracks]
         return [Track(subject=op.subject, identity=tr.identity, boxes_xyxy=tr.boxes_xyxy, centroid_px=tr.centroid_px,
                       area_px=tr.area_px, visible=tr.visible, coasted=tr.coasted, touches_border=tr.touches_border,
                       times_s=tr.times_s, backend=f"critic.specialists.tracking.BackgroundGrounder@{self.version}",
                       meta={**tr.meta, "floor_row_px": floor_row(result.background)}) for tr in tracks]
+
+
+def _splice(track: Track, other: Track, start: int) -> Track:
+    """``track`` with ``other``'s frames from ``start`` on."""
+    arrays = {k: np.array(getattr(track, k)) for k in ("boxes_xyxy", "centroid_px", "area_px", "visible", "coasted",
+                                                       "touches_border")}
+    for k in arrays:
+        arrays[k][start:] = getattr(other, k)[start:]
+    return Track(subject=track.subject, identity=track.identity, times_s=track.times_s, backend=track.backend,
+                 meta={**track.meta, "extended_by_color_from": int(start)}, **arrays)
 
 
 def floor_row(background: np.ndarray, *, min_contrast: float = 25.0) -> float | None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from critic.specialists.counting import IdentityCounter
@@ -136,3 +135,17 @@ def test_identity_count():
     assert m.state == "contradicted" and m.window.start_frame == pytest.approx(20, abs=1)
     assert count(S.drop_clip(t_count=16), 2).state == "contradicted"
     assert count(S.drop_clip(t_count=16, color="blue"), 1).state == "unknown"  # nothing red grounded
+
+
+def test_jump_across_a_long_frame_interval_is_not_a_teleport():
+    """A variable-rate clip with a frame dropped: the ball moves further between those two frames, but in
+    twice the time - the frame times from the container explain it."""
+    from critic.video import context_from_arrays
+
+    clip = S.drop_clip(vx=60.0)
+    keep = [k for k in range(len(clip.frames)) if k != 6]
+    frames, times = clip.frames[keep], clip.times_s[keep]
+    video = context_from_arrays(frames, clip.fps, times_s=times)
+    assert video.sanity.vfr
+    sub = S.Synthetic(**{**clip.__dict__, "frames": frames})
+    assert measure(sub, "continuity", video=video).state != "contradicted"

@@ -63,3 +63,16 @@ def test_ablation_scores():
     assert s["recall"] == 0.5 and s["precision_clean"] == 1.0 and s["calls_per_clip"] == 4.5
     none = score_verdicts(verdicts, {})
     assert none["recall"] is None and none["precision_clean"] is None
+
+
+def test_summary_command_rewrites_the_table(tmp_path, capsys):
+    import pytest
+
+    from experiments.summary import main
+
+    _job(tmp_path, "job_1", 0.5)
+    assert main([str(tmp_path)]) == 0
+    assert (tmp_path / "summary.csv").read_text().count("\n") == 2
+    with pytest.raises(SystemExit) as exc:
+        main([str(tmp_path / "missing")])
+    assert exc.value.code == 2

@@ -61,3 +61,9 @@ def test_demo_main_end_to_end(tmp_path):
     assert out.returncode == 0, (out.stdout + out.stderr)[-4000:]
     assert "verdicts:" in out.stdout and (tmp_path / "demo" / "critic" / "verdicts.jsonl").is_file()
     assert len(list((tmp_path / "demo" / "sweep" / "figures").glob("*.png"))) == 3
+
+
+def test_bad_setting_is_a_user_error(tmp_path):
+    out = run_app(["experiment=control_check", "tracker=none", "retention.threshold=2"], tmp_path)
+    assert out.returncode == 2
+    assert "error:" in out.stderr and "retention.threshold" in out.stderr and "Traceback" not in out.stderr

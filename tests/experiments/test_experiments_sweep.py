@@ -99,8 +99,9 @@ def test_figures_command_line(killed_and_resumed, tmp_path):
 
 def test_submitit_local_launcher_runs_two_jobs(tmp_path):
     out = run_app(["-m", "experiment=control_check", "hydra/launcher=submitit_local", "sweep_name=s",
-                   "tracker=none", "seed=0,1", "hydra.launcher.timeout_min=5", *TINY], tmp_path)
+                   "tracker=none", "seed=0,1", "hydra.launcher.timeout_min=5", *TINY, "probe.release_step=3"],
+                  tmp_path)
     assert out.returncode == 0, out.stderr[-3000:]
     jobs = job_dirs(tmp_path / "outputs" / "control_check" / "s")
-    assert [p.name for p in jobs] == ["thrown_ball_seed0_release30", "thrown_ball_seed1_release30"]
+    assert [p.name for p in jobs] == ["thrown_ball_seed0_release3", "thrown_ball_seed1_release3"]
     assert all(jobstate.job_complete(p) for p in jobs)

@@ -1,0 +1,35 @@
+"""``python -m experiments.summary SWEEP_DIR``: rewrite a sweep's ``summary.csv`` (and ``ablation.csv``) from the
+complete jobs on disk. Jobs rewrite them as they finish; this is for sweeps whose workers could not share a
+file lock (e.g. some network file systems) or were stopped."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from experiments import jobstate
+from sim.runtime import UserError, exit_on_user_error, read_json
+
+
+@exit_on_user_error
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m experiments.summary", description=__doc__.split("\n")[0])
+    parser.add_argument("sweep_dir", type=Path)
+    args = parser.parse_args(argv)
+    if not args.sweep_dir.is_dir():
+        raise UserError("not a directory", file=args.sweep_dir)
+    jobs = jobstate.complete_jobs(args.sweep_dir)
+    ablation = ["ablation" in read_json(j / jobstate.METRICS) for j in jobs]
+    if any(ablation):
+        from experiments.ablation import write_table
+
+        print(write_table(args.sweep_dir))
+    if not all(ablation) or not jobs:
+        print(jobstate.write_summary(args.sweep_dir))
+    print(f"{len(jobs)} complete job(s)", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
