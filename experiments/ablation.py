@@ -23,7 +23,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from experiments import jobstate
 from experiments.executors import file_lock
-from experiments.jobs import JobContext, _config_dict, _validated
+from experiments.jobs import JobContext, _config_dict, _validated, job_key, skip_complete_job
 from experiments.scene import fit_spec_to_video
 from experiments.types import AblationRow, VideoSize
 from sim.runtime import UserError, read_json, sha256_file, write_json, write_manifest
@@ -133,8 +133,8 @@ class CriticAblation:
         from critic.run import build_components
 
         job_dir = ctx.job_dir
-        if jobstate.job_complete(job_dir):
-            log.info("complete, skipped: %s", job_dir)
+        key = job_key(cfg)
+        if skip_complete_job(job_dir, key):
             return {"status": "skipped", "job_dir": str(job_dir)}
         jobstate.clear_partial_job(job_dir)
         job_dir.mkdir(parents=True, exist_ok=True)
@@ -151,7 +151,7 @@ class CriticAblation:
         verdicts = [json.loads(line) for line in (job_dir / "verdicts.jsonl").read_text().splitlines() if line]
         row = AblationRow(factor=self.factor, choice=choice_of(self.factor),
                           **score_verdicts(verdicts, read_labels(manifest))).model_dump(mode="json")
-        write_json(job_dir / jobstate.METRICS, {"ablation": row, "manifest": str(manifest)})
+        write_json(job_dir / jobstate.METRICS, {"ablation": row, "manifest": str(manifest), "job_key": key})
         write_manifest(job_dir, stage="experiments", input_hashes={"manifest": sha256_file(manifest)},
                        extra={"job": ctx.name, "factor": self.factor, "choice": row["choice"]})
         tracker.log(row)

@@ -29,7 +29,7 @@ from experiments import jobstate
 from experiments.executors import ClipRequest, executor_name, file_lock
 from experiments.retention import RetentionConfig, flat_metrics, score_retention
 from experiments.scene import VideoSize, simulate_scene
-from sim.runtime import UserError, save_npz, sha256_file, sha256_json, write_json, write_manifest
+from sim.runtime import UserError, read_json, save_npz, sha256_file, sha256_json, write_json, write_manifest
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +69,39 @@ def _validated(model, node: DictConfig, field: str):
         raise UserError(err.reason, field=f"{field}.{err.field}" if err.field else field) from None
 
 
+#: Settings that do not change a job's outputs: a finished job is the same job whatever they are (the
+#: prefix-shared and naive executors give byte-identical clips).
+_KEY_EXCLUDED = ("tracker", "debug", "num_threads", "executor", "sweep_name", "shared_release_steps",
+                 "generation.progress", "control.progress", "control.renderer.progress", "job.write_mp4")
+
+
+def job_key(cfg: DictConfig, exclude: tuple[str, ...] = ()) -> str:
+    """Hash of the resolved settings that determine a job's outputs (all but ``_KEY_EXCLUDED`` and
+    ``exclude``)."""
+    plain = _config_dict(cfg)
+    for dotted in (*_KEY_EXCLUDED, *exclude):
+        node = plain
+        *parents, leaf = dotted.split(".")
+        for p in parents:
+            node = node.get(p) if isinstance(node, dict) else None
+        if isinstance(node, dict):
+            node.pop(leaf, None)
+    return sha256_json(plain)
+
+
+def skip_complete_job(job_dir: Path, key: str) -> bool:
+    """True when ``job_dir`` holds this job, complete (skip it). A complete job made with other settings is
+    refused rather than skipped or overwritten: the sweep varies something its directory names do not show."""
+    if not jobstate.job_complete(job_dir):
+        return False
+    stored = read_json(job_dir / jobstate.METRICS).get("job_key")
+    if stored is not None and stored != key:
+        raise UserError("holds a finished job with other settings; this sweep varies a setting that "
+                        "hydra.sweep.subdir does not name (add it there, or use another sweep_name)", file=job_dir)
+    log.info("complete, skipped: %s", job_dir)
+    return True
+
+
 def _maybe_stop(cfg: DictConfig) -> None:
     """Simulate a kill: with ``debug.stop_after_jobs=n`` the process dies inside job n+1, after its clip is
     written and before its metrics, leaving one partial job behind (as a real kill would)."""
@@ -89,8 +122,9 @@ class ReleasePointJob:
     def __call__(self, cfg: DictConfig, ctx: JobContext) -> dict[str, Any]:
         global _jobs_finished_in_process
         job_dir = ctx.job_dir
-        if jobstate.job_complete(job_dir):
-            log.info("complete, skipped: %s", job_dir)
+        # The critic's settings (used by ablations and the demo's verdicts) do not change a release job.
+        key = job_key(cfg, exclude=("critic",))
+        if skip_complete_job(job_dir, key):
             return {"status": "skipped", "job_dir": str(job_dir)}
         jobstate.clear_partial_job(job_dir)
         job_dir.mkdir(parents=True, exist_ok=True)
@@ -103,7 +137,7 @@ class ReleasePointJob:
         tracker.start(name=ctx.name, group=ctx.group, run_dir=job_dir, sweep_dir=ctx.sweep_dir,
                       config=_config_dict(cfg))
         try:
-            metrics = self._run(cfg, ctx, scoring)
+            metrics = self._run(cfg, ctx, scoring, key)
         except BaseException:
             tracker.finish(exit_code=1)
             raise
@@ -114,7 +148,7 @@ class ReleasePointJob:
             jobstate.write_summary(ctx.sweep_dir)
         return {"status": "done", "job_dir": str(job_dir), **metrics["row"]}
 
-    def _run(self, cfg: DictConfig, ctx: JobContext, scoring: RetentionConfig) -> dict[str, Any]:
+    def _run(self, cfg: DictConfig, ctx: JobContext, scoring: RetentionConfig, key: str) -> dict[str, Any]:
         from control.io import save_control
         from generate.io import save_clip
         from sim.io import save_spec, save_trajectory
@@ -176,7 +210,7 @@ class ReleasePointJob:
             "clip_sha256": sha256_file(job_dir / "clip.npz"),
             **flat_metrics(score),
         }
-        metrics = {"row": row, "retention": score, "job": ctx.name,
+        metrics = {"row": row, "retention": score, "job": ctx.name, "job_key": key,
                    "group_release_steps": list(request.group_release_steps),
                    "scene_sha256": sha256_json(scene.spec.model_dump(mode="json")),
                    "control_sha256": scene.control.spec_sha256, "track_backend": track.backend}

@@ -4,9 +4,9 @@ Stages, each resumable from the checkpoint in ``workdir`` (re-run with ``workdir
 
 1. **data**: render the training clips (:class:`generate.data.ClipDataset`; cached, written once).
 2. **vae**: train ``AutoencoderKLWan`` as an autoencoder on full-length clips (all T frames, so every latent
-   frame position is seen, including the late ones), L1 with the ball's pixels weighted up (the ball is a few
-   dozen pixels of a 64x64 frame: unweighted, the background dominates the loss and the ball ghosts), plus a
-   small KL term. The decoder sees the posterior mean (sampling it at the initial unit variance drowned the
+   frame position is seen, including the late ones), squared error with the ball's pixels weighted up (the
+   ball is a few dozen pixels of a 64x64 frame: with L1, or unweighted, the decoder settles on the background,
+   the per-pixel median, for hundreds of steps and the ball vanishes), plus a small KL term. The decoder sees the posterior mean (sampling it at the initial unit variance drowned the
    signal and stalled training on a CPU budget); the pipeline encodes with the mode too. Then the latent normalisation (``latents_mean``/``latents_std`` in the VAE config, as Wan
    keeps them) is measured on the data set.
 3. **encode**: every clip once through the frozen VAE and text encoder: clean video latents (T' = (T-1)/4+1
@@ -107,7 +107,8 @@ class VAETraining:
     lr: float = 2e-3
     warmup: int = 20
     weight_decay: float = 0.0
-    ball_weight: float = 12.0
+    loss: str = "mse"
+    ball_weight: float = 30.0
     ball_dilation_px: int = 2
     kl_weight: float = 1e-6
     sample_posterior: bool = False
@@ -234,7 +235,8 @@ def train_vae(cfg: VAETraining, arrays: dict[str, np.ndarray], workdir: Path, *,
         if cfg.sample_posterior:
             z = z + posterior.std * torch.randn(posterior.mean.shape, generator=g)
         recon = vae.decode(z).sample
-        l1 = ((recon - x).abs() * weight).sum() / (weight.sum() * 3)
+        err = (recon - x).abs() if cfg.loss == "l1" else (recon - x).pow(2)
+        l1 = (err * weight).sum() / (weight.sum() * 3)
         kl = 0.5 * (posterior.mean.pow(2) + posterior.var - 1.0 - posterior.logvar).mean()
         loss = l1 + cfg.kl_weight * kl
         opt.zero_grad(set_to_none=True)
@@ -244,7 +246,7 @@ def train_vae(cfg: VAETraining, arrays: dict[str, np.ndarray], workdir: Path, *,
         if (step + 1) % cfg.log_every == 0 or step + 1 == cfg.steps:
             with torch.no_grad():
                 ball_err = ((recon - x).abs() * ball).sum() / (ball.sum() * 3 + 1e-6)
-            log.log("vae", step + 1, loss=loss.item(), l1_weighted=l1.item(), kl=kl.item(),
+            log.log("vae", step + 1, loss=loss.item(), recon_weighted=l1.item(), kl=kl.item(),
                     l1_ball=ball_err.item(), seconds=time.perf_counter() - tic)
             bar.set_postfix(loss=f"{loss.item():.4f}", ball=f"{ball_err.item():.3f}")
         if (step + 1) % cfg.checkpoint_every == 0 or step + 1 == cfg.steps:
@@ -526,6 +528,7 @@ def model_card(summary: dict[str, Any]) -> str:
         f"- Training time: {s['total_seconds'] / 60:.1f} min wall on a 2-vCPU machine, one torch thread.",
         f"- Software: torch {torch.__version__}, diffusers {s['versions']['diffusers']}, "
         f"transformers {s['versions']['transformers']}.",
+        *([f"- Notes: {s['notes']}"] if s.get("notes") else []),
         "",
         "## Use",
         "",
@@ -543,7 +546,8 @@ def model_card(summary: dict[str, Any]) -> str:
 
 def run_training(*, data, vae_cfg: VAETraining, transformer_cfg: TransformerTraining, workdir: Path, seed: int,
                  export_dir: Path | None, command: str, metrics_sink=None, progress: bool = True,
-                 stop_after: str | None = None, transformer_stop_step: int | None = None) -> TrainResult:
+                 stop_after: str | None = None, transformer_stop_step: int | None = None,
+                 card_notes: str = "") -> TrainResult:
     """All stages in order; each skips what ``workdir`` already holds. ``stop_after`` in {data, vae, encode}
     ends early (for tests and for checking the autoencoder's ceiling before the transformer)."""
     import diffusers
@@ -601,6 +605,7 @@ def run_training(*, data, vae_cfg: VAETraining, transformer_cfg: TransformerTrai
                         "text_dropout": transformer_cfg.text_dropout, "flow_shift": transformer_cfg.flow_shift,
                         "seconds": timings.get("transformer", 0.0)},
         "total_seconds": sum(timings.values()),
+        "notes": card_notes,
         "timings_s": timings,
         "versions": {"diffusers": diffusers.__version__, "transformers": transformers.__version__},
     }
@@ -630,7 +635,7 @@ def _task(cfg) -> None:
     result = run_training(data=data, vae_cfg=vae_cfg, transformer_cfg=transformer_cfg, workdir=workdir,
                           seed=int(cfg.seed), export_dir=Path(cfg.export_dir) if cfg.export_dir else None,
                           command=command, progress=bool(cfg.progress), stop_after=cfg.stop_after,
-                          transformer_stop_step=cfg.transformer_stop_step)
+                          transformer_stop_step=cfg.transformer_stop_step, card_notes=cfg.card_notes)
     write_json(run_dir / "metrics.json", result.summary)
     write_manifest(run_dir, stage="train", extra={"workdir": str(workdir), "pipeline_dir": str(result.pipeline_dir)})
     print(f"pipeline: {result.pipeline_dir}", file=sys.stderr)

@@ -8,6 +8,7 @@ import numpy as np
 
 from critic.specialists.base import unknown
 from critic.specialists.kinematics import runs
+from critic.specialists.tracking import grounding_doubt
 from critic.types import Cost, CountOp, Measurement, Track, VideoContext
 
 
@@ -18,7 +19,7 @@ class IdentityCounter:
     contradicted, with the frames where the number of instances in view disagrees with ``n``."""
 
     name = "identity"
-    version = "1"
+    version = "2"
 
     def __init__(self, min_frames: int = 3):
         self.min_frames = min_frames
@@ -42,5 +43,15 @@ class IdentityCounter:
             extra = runs(in_view > op.n)
             wrong = extra or wrong
         s, e = (wrong[0][0], wrong[-1][1]) if wrong else (0, video.num_frames - 1)
+        doubts = sorted({d for d in (grounding_doubt(t) for t in tracks) if d})
+        by = sorted({str((t.meta or {}).get("binding", {}).get("by", "")) for t in tracks} & {"motion", "any"})
+        if by and not doubts:
+            doubts = [f"'{op.subject}' was found by {by[0]} alone (no colour): moving blobs split into parts and "
+                      "shadows and merge when they touch, so their number is not a count of objects"]
+        if doubts:
+            # identities found by motion alone split and merge (shadows, parts, occlusions): not a count
+            return Measurement(state="unknown", required=required, measured=measured, values=values,
+                               reason="; ".join(doubts) + " - the count mismatch is withheld",
+                               cost=Cost(tool_calls=1))
         return Measurement(state="contradicted", required=required, measured=measured, values=values,
                            window=video.window(s, e), cost=Cost(tool_calls=1))

@@ -35,14 +35,26 @@ def _decide(op: DepthOp, score: float | None, measured: str, video: VideoContext
                        cost=Cost(tool_calls=1, model_calls=model_calls))
 
 
+def _withhold(result: Measurement, op: DepthOp, inputs: dict[str, Any]) -> Measurement:
+    """A contradicted relation between tracks that may not be their subjects is unknown (ambiguous grounding)."""
+    from critic.specialists.measure import withhold_if_doubtful
+
+    tracks = inputs.get("tracks", {})
+    picked = [t for t in (_best(tracks.get(op.a, [])), _best(tracks.get(op.b, [])) if op.b else None) if t is not None]
+    return withhold_if_doubtful(result, picked)
+
+
 class GeometricDepth:
     name = "geometric"
-    version = "1"
+    version = "2"
 
     def __init__(self, size_margin: float = 0.2, row_margin_radii: float = 1.0):
         self.size_margin, self.row_margin_radii = size_margin, row_margin_radii
 
     def run(self, op: DepthOp, inputs: dict[str, Any], video: VideoContext) -> Measurement:
+        return _withhold(self._run(op, inputs, video), op, inputs)
+
+    def _run(self, op: DepthOp, inputs: dict[str, Any], video: VideoContext) -> Measurement:
         tracks = inputs.get("tracks", {})
         a = _best(tracks.get(op.a, []))
         if a is None:
@@ -82,7 +94,7 @@ class DepthAnythingDepth:
     median inside its box, averaged over ``frames`` frames where both are seen."""
 
     name = "depth_anything"
-    version = "1"
+    version = "2"
 
     def __init__(self, model_dir: str | None = None, frames: int = 4, input_size: int = 518, margin: float = 0.1,
                  device: str = "cpu"):
@@ -117,6 +129,9 @@ class DepthAnythingDepth:
         return cv2.resize(d, (w, h), interpolation=cv2.INTER_LINEAR)
 
     def run(self, op: DepthOp, inputs: dict[str, Any], video: VideoContext) -> Measurement:
+        return _withhold(self._run(op, inputs, video), op, inputs)
+
+    def _run(self, op: DepthOp, inputs: dict[str, Any], video: VideoContext) -> Measurement:
         if not self.model_dir:
             return unknown("no Depth Anything weights configured", required=op.relation)
         tracks = inputs.get("tracks", {})

@@ -3,7 +3,9 @@
 Displacements are in the subject's radii (``kinematics.radius``), times from the container. Every answer
 states what was required and what was measured, and the event windows found. The tolerances are chosen so
 that a correct clip is never contradicted by tracking noise; where a check cannot tell (no floor line, the
-subject left the frame, slow motion for a magnitude), the state is unknown with the reason.
+subject left the frame, slow motion for a magnitude), the state is unknown with the reason. A track whose binding
+to its subject is not firm (``tracking.grounding_doubt``) gives unknown whatever it measured: the measurement may be
+about another object.
 """
 
 from __future__ import annotations
@@ -15,11 +17,28 @@ import numpy as np
 from critic.specialists.base import unknown
 from critic.specialists.kinematics import (floor_contacts, observed, parabola_fit, radius, runs, size_radius,
                                            stationary_runs, velocity)
+from critic.specialists.tracking import grounding_doubt
 from critic.types import Cost, Measurement, MeasureOp, Track, VideoContext
 
 #: Below this downward acceleration (radii/s^2) a real fall would need a ball over ~0.5 m across at 9.81 m/s^2:
 #: the time base is more likely slowed than gravity weak.
 SLOW_MOTION_ACCEL_RADII = 20.0
+
+
+def withhold_if_doubtful(result: Measurement, tracks: list[Track]) -> Measurement:
+    """A state measured on a track that may not be its subject (ambiguous grounding, see
+    ``tracking.binding_evidence``) is evidence neither against nor for the prompt: it becomes unknown, keeping
+    what was measured, the event windows found, and why the state is withheld."""
+    if result.state == "unknown":
+        return result
+    doubts = [d for d in (grounding_doubt(t) for t in tracks) if d]
+    if not doubts:
+        return result
+    what = "contradiction" if result.state == "contradicted" else "support"
+    return Measurement(state="unknown", required=result.required, measured=result.measured,
+                       reason="; ".join(doubts) + f" - the {what} measured on it is withheld",
+                       windows=result.windows, values={**result.values, "withheld": result.state},
+                       cost=result.cost)
 
 
 def _pick(tracks: list[Track]) -> Track | None:
@@ -60,16 +79,23 @@ class TrackMeasurer:
     """``measure`` specialist over tracks (offline default)."""
 
     name = "tracks"
-    version = "1"
+    version = "2"
 
     def __init__(self, teleport_radii: float = 2.5, hover_radii: float = 1.5, morph_ratio: float = 1.6,
-                 morph_window_s: float = 0.3, rest_speed_radii_per_s: float = 1.0, contact_gap_radii: float = 0.35):
+                 morph_window_s: float = 0.3, rest_speed_radii_per_s: float = 1.0, contact_gap_radii: float = 0.35,
+                 noise_sigmas: float = 6.0, min_change_px: float = 2.5, abrupt_step: float = 1.4):
         self.teleport_radii = teleport_radii
         self.hover_radii = hover_radii
         self.morph_ratio = morph_ratio
         self.morph_window_s = morph_window_s
         self.rest_speed_radii_per_s = rest_speed_radii_per_s
         self.contact_gap_radii = contact_gap_radii
+        #: a size change must exceed this many robust sigmas of the track's frame-to-frame log-size noise
+        self.noise_sigmas = noise_sigmas
+        #: ... and this many pixels of radius (box sides are whole pixels; blur adds about one)
+        self.min_change_px = min_change_px
+        #: a radius step larger than this between consecutive frames is a merge or split of blobs
+        self.abrupt_step = abrupt_step
 
     def run(self, op: MeasureOp, inputs: dict[str, Any], video: VideoContext) -> Measurement:
         tracks = inputs.get("tracks", {})
@@ -80,7 +106,8 @@ class TrackMeasurer:
         other = _pick(tracks.get(op.other, [])) if op.other else None
         if op.other and other is None:
             return unknown(f"'{op.other}' was not found in the clip", required=op.quantity)
-        return fn(op, track, other, video)
+        result = fn(op, track, other, video)
+        return withhold_if_doubtful(result, [track] + ([other] if other is not None else []))
 
     # ------------------------------------------------------------------ free fall
     def _free_fall(self, op, track, other, video) -> Measurement:
@@ -103,7 +130,10 @@ class TrackMeasurer:
             if (y.max() - y.min()) / r < 1.0:
                 continue
             a, rms = parabola_fit(track.times_s[s:e + 1], y)
-            segments.append({"frames": [s, e], "accel_radii_s2": a / r, "rms_radii": rms / r})
+            # median vertical velocity (radii/s, y down): a descent that slows down is braked by a contact
+            # (landing, toppling onto a support, a catch), not an unsupported body accelerating upwards
+            vy = float(np.median(np.diff(y) / np.diff(track.times_s[s:e + 1]))) / r
+            segments.append({"frames": [s, e], "accel_radii_s2": a / r, "rms_radii": rms / r, "vy_radii_s": vy})
         values = {"segments": segments, "radius_px": r}
         if hovering:
             s, e = hovering[0]
@@ -116,7 +146,7 @@ class TrackMeasurer:
         airborne = video.window(*first["frames"])
         accels = np.array([s["accel_radii_s2"] for s in segments])
         bad = [s for s in segments if s["accel_radii_s2"] < -SLOW_MOTION_ACCEL_RADII and s["rms_radii"] < 0.25
-               and s["frames"][1] - s["frames"][0] >= 6]
+               and s["frames"][1] - s["frames"][0] >= 6 and s["vy_radii_s"] <= 0.0]
         if bad:
             s0 = bad[0]
             return _m("contradicted", req, f"a = {s0['accel_radii_s2']:.1f} radii/s^2 (not downward) over frames "
@@ -345,7 +375,8 @@ class TrackMeasurer:
                 spike = float(np.linalg.norm(v[i] - ref)) / r
                 change = float(np.linalg.norm(nb[-1] - nb[0])) / r if len(nb) == 2 else 0.0
                 if (spike > self.teleport_radii and spike > 1.2 * change and _same_look(track, s + i, s + i + 1)
-                        and not _still_there(video, track, s + i, s + i + 1)):
+                        and not _still_there(video, track, s + i, s + i + 1)
+                        and not _still_there(video, track, s + i + 1, s + i)):
                     jumps.append((s + i, s + i + 1, spike))
         # jumps across short gaps (an identity stitched from two tracklets)
         rr = runs(ok)
@@ -356,7 +387,8 @@ class TrackMeasurer:
             vel = c[e0] - c[e0 - 1]
             pred = c[e0] + vel * gap
             miss = float(np.linalg.norm(c[s1] - pred)) / r
-            if miss > self.teleport_radii + 1.0 * gap and _same_look(track, e0, s1) and not _still_there(video, track, e0, s1):
+            if (miss > self.teleport_radii + 1.0 * gap and _same_look(track, e0, s1)
+                    and not _still_there(video, track, e0, s1) and not _still_there(video, track, s1, e0)):
                 jumps.append((e0, s1, miss))
         # a jump across a longer frame interval (a dropped or variable-rate frame) is explained by the time gap
         t = track.times_s
@@ -404,6 +436,8 @@ class TrackMeasurer:
                 continue
             if self._patch_occupied(video, track, last):
                 continue  # something else covers where it was: an occluder
+            if self._patch_unchanged(video, track, last):
+                continue  # its place looks as it did: it stopped there and the tracker lost it, it did not vanish
             events.append((last, min(back, t_count - 1)))
         if events:
             a, b = events[0]
@@ -428,6 +462,19 @@ class TrackMeasurer:
             return False
         return float(np.abs(after - bg).max(axis=-1).mean()) > 20.0
 
+    @staticmethod
+    def _patch_unchanged(video: VideoContext, track: Track, last: int, tol: float = 12.0) -> bool:
+        """Do the next frames at the subject's last box look like its last frame there? Then whatever was seen
+        is still there (an object that stopped and merged into the median background), not gone."""
+        x0, y0, x1, y1 = (int(round(v)) for v in track.boxes_xyxy[last])
+        h, w = video.frames.shape[1:3]
+        x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w - 1), min(y1, h - 1)
+        if x1 <= x0 or y1 <= y0 or last + 1 >= len(video.frames):
+            return False
+        ref = video.frames[last, y0:y1 + 1, x0:x1 + 1].astype(np.float32)
+        after = video.frames[last + 1:min(last + 4, len(video.frames)), y0:y1 + 1, x0:x1 + 1].astype(np.float32)
+        return float(np.abs(after - ref).max(axis=-1).mean()) < tol
+
     # ------------------------------------------------------------------ size constancy
     def _size_constancy(self, op, track, other, video) -> Measurement:
         req = f"size constant within x{self.morph_ratio:g} over {self.morph_window_s:g} s (depth changes are slower)"
@@ -450,7 +497,21 @@ class TrackMeasurer:
         if ok.sum() < 4:
             return unknown("fewer than 4 reliable frames", required=req)
         med = float(np.median(rs[ok]))
-        ratio = np.where(ok, rs / med, np.nan)
+        raw = np.where(ok, rs / med, np.nan)
+        # A change must be sustained: the size level is the median of three consecutive reliable frames, so a
+        # one- or two-frame blip (a merge, a blurred or badly segmented frame) never counts.
+        ratio = np.full(len(raw), np.nan)
+        for k in range(1, len(raw) - 1):
+            trio = raw[k - 1:k + 2]
+            if np.isfinite(trio).all():
+                ratio[k] = float(np.median(trio))
+        if np.isfinite(ratio).sum() < 4:
+            return unknown("fewer than 4 frames with three reliable neighbours in a row", required=req)
+        # ... and larger than the track's own frame-to-frame size noise (segmentation of real footage jitters)
+        steps = np.abs(np.diff(np.log(raw)))
+        steps = steps[np.isfinite(steps)]
+        noise = 1.4826 * float(np.median(steps)) if steps.size else 0.0
+        threshold = max(self.morph_ratio, float(np.exp(self.noise_sigmas * noise)))
         t = track.times_s
         span = max(1, int(round(self.morph_window_s / max(video.frame_period_s, 1e-6))))
         worst, where = 1.0, None
@@ -478,7 +539,15 @@ class TrackMeasurer:
             kmin = ka if ratio[ka] <= ratio[kb] else kb
             dbottom = (track.boxes_xyxy[kmax, 3] - track.boxes_xyxy[kmin, 3]) / med  # larger and lower: nearer
             explained = dbottom > 0.5
-        if worst > self.morph_ratio and where is not None and not explained:
+        if self.morph_ratio < worst <= threshold and where is not None and not explained:
+            return unknown(f"apparent size changes x{worst:.2f} within {self.morph_window_s:g} s, within the track's "
+                           f"own size noise (changes up to x{threshold:.2f} are segmentation jitter here)",
+                           required=req, max_ratio=worst, noise_log_size=noise)
+        if worst > threshold and where is not None and not explained:
+            doubt = self._size_change_doubt(track, raw, ratio, med, where, span, threshold)
+            if doubt:
+                return unknown(f"apparent size changes x{worst:.2f} within {self.morph_window_s:g} s, but {doubt}",
+                               required=req, max_ratio=worst)
             off = ok & ((ratio > 1 + 0.5 * (self.morph_ratio - 1)) | (ratio < 1 / (1 + 0.5 * (self.morph_ratio - 1))))
             rr = runs(off)
             s, e = (rr[0][0], rr[-1][1]) if rr else (where, where)
@@ -489,6 +558,39 @@ class TrackMeasurer:
             return unknown(f"apparent size changes x{worst:.2f} while moving in depth (floor-contact row moves with it)",
                            required=req, max_ratio=worst)
         return _m("supported", req, f"size within x{worst:.2f}", max_ratio=worst)
+
+    def _size_change_doubt(self, track, raw, level, med, where, span, threshold) -> str:
+        """Why a size change the box shows is not one the instrument can stand behind ("" when it is):
+        the blob's pixel area must change with its box (a rotating non-round object changes its box, not its
+        area), by more than pixel quantisation, and not in a single frame (two blobs merging or splitting)."""
+        lo, hi = max(0, where - span), min(len(level), where + span + 1)
+        win = level[lo:hi]
+        win = win[np.isfinite(win)]
+        if win.size and (float(win.max()) - float(win.min())) * med < self.min_change_px:
+            return (f"the radius changes by only {(float(win.max()) - float(win.min())) * med:.1f} px "
+                    f"(under {self.min_change_px:g} px: box quantisation and blur)")
+        # every observed frame counts for the single-frame step (a merged blob's frame often fails the shape test)
+        seen = observed(track) & (np.asarray(track.area_px) > 0)
+        seen_area = np.where(seen, np.sqrt(np.maximum(track.area_px, 0.0) / np.pi), np.nan)
+        ks = [k for k in range(lo, hi) if seen[k]]
+        for k0, k1 in zip(ks, ks[1:]):
+            step = seen_area[k1] / seen_area[k0]
+            if k1 - k0 == 1 and max(step, 1 / step) > self.abrupt_step:
+                return (f"its pixel area jumps x{max(step, 1 / step) ** 2:.1f} between frames {k0} and {k1}: "
+                        "two blobs merging or splitting, not a size change")
+        # the area-equivalent radius must show the sustained change too (same three-frame level)
+        area = np.where(np.isfinite(raw), np.sqrt(np.maximum(track.area_px, 0.0) / np.pi), np.nan)
+        alevel = np.full(len(area), np.nan)
+        for k in range(max(lo, 1), min(hi, len(area) - 1)):
+            trio = area[k - 1:k + 2]
+            if np.isfinite(trio).all() and np.isfinite(level[k]):
+                alevel[k] = float(np.median(trio))
+        aw = alevel[np.isfinite(alevel)]
+        qa = float(aw.max() / aw.min()) if aw.size >= 2 and aw.min() > 0 else 1.0
+        if qa <= threshold:
+            return (f"its pixel area changes only x{qa:.2f} in radius: the box changes shape (a rotating or partly "
+                    "hidden object), not its size")
+        return ""
 
     # ------------------------------------------------------------------ direction
     def _direction(self, op, track, other, video) -> Measurement:
@@ -684,7 +786,9 @@ class TrackMeasurer:
 
 def _still_there(video: VideoContext, track: Track, a: int, b: int) -> bool:
     """At frame ``b``, is there still something (not the usual background) where the subject was at ``a``?
-    Then the tracker switched to another blob; a teleported object leaves its place empty."""
+    Then the tracker switched to another blob; a teleported object leaves its place empty. Called the other
+    way round (``a`` after the jump, ``b`` before it) it asks whether something already stood where the
+    subject lands: again an identity switch, since a teleported object arrives at an empty place."""
     x0, y0, x1, y1 = (int(round(v)) for v in track.boxes_xyxy[a])
     h, w = video.frames.shape[1:3]
     x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w - 1), min(y1, h - 1)
@@ -692,7 +796,11 @@ def _still_there(video: VideoContext, track: Track, a: int, b: int) -> bool:
         return False
     patch = video.frames[:, y0:y1 + 1, x0:x1 + 1].astype(np.float32)
     bg = np.median(patch, axis=0)
-    return float(np.abs(patch[b] - bg).max(axis=-1).mean()) > 20.0
+    if float(np.abs(patch[b] - bg).max(axis=-1).mean()) > 20.0:
+        return True
+    # the place looks at ``b`` as it did at ``a`` (an object resting there for much of the clip is part of the
+    # median, so compare with the frame itself too): whatever was there has not left
+    return float(np.abs(patch[b] - patch[a]).max(axis=-1).mean()) < 12.0
 
 
 def _same_look(track: Track, a: int, b: int) -> bool:

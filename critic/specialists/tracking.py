@@ -12,7 +12,11 @@ Pipeline (DESIGN §10, about 15 ms/frame at 848x480 on one core):
    (a resting object that the median background has absorbed);
 4. binding: a named subject takes the tracklets whose colour falls in its HSV range ("red", "blue", ...),
    or the largest/smallest by size order, or all moving tracklets; tracklets of one subject that follow each
-   other in time are stitched into one identity (a teleport is a jump inside one identity, not a new object).
+   other in time are stitched into one identity (a teleport is a jump inside one identity, not a new object);
+5. binding evidence: each bound track records in ``meta["binding"]`` how it was found (colour, motion or
+   presence), how many identities qualified and whether the binding is firm (``binding_evidence``). A subject
+   found by motion alone among several candidates (and not named as several instances) is not firm: the
+   measurements on it come back unknown, with that reason, instead of supported or contradicted.
 """
 
 from __future__ import annotations
@@ -393,30 +397,104 @@ def stitch(tracks: list[Track], subject: str, colors: dict[int, np.ndarray] | No
     return out
 
 
-def bind_subject(result: TrackingResult, subject: SubjectSpec, *, min_visible_frac: float = 0.05) -> list[Track]:
-    """The tracks of a named subject (see module doc); possibly empty."""
+def bind_subject(result: TrackingResult, subject: SubjectSpec, *, min_visible_frac: float = 0.05,
+                 plural: bool = False) -> list[Track]:
+    """The tracks of a named subject (see module doc); possibly empty. ``plural``: the prompt names several
+    instances ("dominoes", "two balls"), so several moving candidates are expected, not ambiguous."""
     tracks = result.tracks
     if not tracks:
         return []
     t_count = len(tracks[0].times_s)
     cands = [tr for tr in tracks if tr.visible.sum() >= max(3, min_visible_frac * t_count)]
-    if subject.color and subject.color.lower() in COLOR_RANGES:
+    by_color = bool(subject.color and subject.color.lower() in COLOR_RANGES)
+    if by_color:
         cands = [tr for tr in cands if bool(color_matches(result.colors_rgb[tr.identity][None], subject.color)[0])]
+        by = "color"
     else:
         # No colour: objects that move (over 1.5 radii), or (when none moves) everything found; blobs much
         # smaller than the largest mover are texture flicker, not objects.
         moving = [tr for tr in cands if _travel_radii(tr) > 1.5]
+        by = "motion" if moving else "any"
         cands = moving or cands
+        if not cands:
+            return []
         biggest = max(tr.radius_px for tr in cands)
         cands = [tr for tr in cands if tr.radius_px >= 0.35 * biggest]
     if not cands:
         return []
+    size_margin = None
     if subject.size in ("large", "big", "larger", "bigger", "small", "little", "smaller", "tiny"):
         largest = subject.size in ("large", "big", "larger", "bigger")
         ordered = sorted(cands, key=lambda tr: tr.radius_px, reverse=largest)
+        if len(ordered) > 1:
+            a, b = ordered[0].radius_px, ordered[1].radius_px
+            size_margin = max(a, b) / max(min(a, b), 1e-6)
         cands = [ordered[0]]
     stitched = stitch(cands, subject.name, result.colors_rgb)
-    return stitched
+    binding = binding_evidence(by, len(stitched), size_margin, plural=plural or (subject.count or 0) > 1)
+    return [_with_meta(tr, binding=binding) for tr in stitched]
+
+
+def binding_evidence(by: str, candidates: int, size_margin: float | None = None, *,
+                     plural: bool = False) -> dict[str, Any]:
+    """How firmly a named subject is bound to its tracks, as recorded in ``Track.meta["binding"]``.
+
+    ``by``: "color" (the subject's named colour picked the tracks), "motion" (no colour: the moving blobs), or
+    "any" (nothing moves: every blob found); ``candidates``: identities after stitching; ``size_margin``: when
+    a size word picked one of several candidates, how much larger (or smaller) it is than the runner-up.
+    ``confident`` is False when the binding rests on motion or presence alone and more than one identity
+    qualifies (or a size word picked between near-equal blobs): a measurement on such a track may be about
+    another object, so it cannot contradict the prompt (DESIGN §5: missing evidence is unknown)."""
+    if by == "color":
+        confident, why = True, ""
+    elif size_margin is not None:
+        confident = size_margin >= 1.5
+        why = "" if confident else f"the size word picked between blobs within x{size_margin:.2f} of each other"
+    elif plural and by == "motion":
+        confident, why = True, ""  # several instances were named: the moving blobs are all of them
+    elif candidates > 1:
+        confident, why = False, f"{candidates} candidate tracks, bound by {by} alone (no colour or size evidence)"
+    elif by == "any":
+        confident, why = False, "nothing moves: bound to whatever differs from the background"
+    else:
+        confident, why = True, ""
+    return {"by": by, "candidates": int(candidates), "confident": bool(confident), "doubt": why}
+
+
+def binding_doubt(track: Track) -> str:
+    """Why ``track`` may not be its subject ("" when its binding is firm or was not recorded)."""
+    b = (track.meta or {}).get("binding") or {}
+    if b.get("confident", True):
+        return ""
+    return f"'{track.subject}' is not bound unambiguously: {b.get('doubt') or 'weak grounding evidence'}"
+
+
+def identity_doubt(track: Track, *, max_typical_step: float = 1.5) -> str:
+    """Why ``track`` may not follow one object ("" when it does): its blob area changes by more than
+    ``max_typical_step`` x between most pairs of consecutive observed frames, i.e. the identity keeps switching
+    between blobs or the segmentation keeps breaking the object up (a rigid object's area changes smoothly)."""
+    vis = np.asarray(track.visible, bool) & ~np.asarray(track.coasted, bool) & (np.asarray(track.area_px) > 0)
+    pairs = vis[:-1] & vis[1:]
+    if pairs.sum() < 3:
+        return ""
+    a = np.asarray(track.area_px, float)
+    steps = np.abs(np.log(a[1:][pairs] / a[:-1][pairs]))
+    typical = float(np.exp(np.median(steps)))
+    if typical <= max_typical_step:
+        return ""
+    return (f"'{track.subject}' is not followed as one object: its area changes x{typical:.1f} between typical "
+            "consecutive frames (identity switches or broken segmentation)")
+
+
+def grounding_doubt(track: Track) -> str:
+    """Every reason a measurement on ``track`` may not be about its subject, joined ("" when none)."""
+    return "; ".join(d for d in (binding_doubt(track), identity_doubt(track)) if d)
+
+
+def _with_meta(tr: Track, **meta: Any) -> Track:
+    return Track(subject=tr.subject, identity=tr.identity, boxes_xyxy=tr.boxes_xyxy, centroid_px=tr.centroid_px,
+                 area_px=tr.area_px, visible=tr.visible, coasted=tr.coasted, touches_border=tr.touches_border,
+                 times_s=tr.times_s, backend=tr.backend, meta={**tr.meta, **meta})
 
 
 def _travel_radii(tr: Track) -> float:
@@ -432,7 +510,7 @@ class BackgroundGrounder:
     reused for every subject of the same clip (keyed by the clip's sha256)."""
 
     name = "background"
-    version = "1"
+    version = "2"
 
     def __init__(self, tracker: BackgroundTracker | None = None, **tracker_kwargs: Any):
         self.tracker = tracker or BackgroundTracker(**tracker_kwargs)
@@ -471,17 +549,30 @@ class BackgroundGrounder:
     def run(self, op: GroundOp, inputs: dict[str, Any], video: VideoContext) -> list[Track]:
         subject = inputs.get("subjects", {}).get(op.subject) or SubjectSpec(name=op.subject, noun=op.subject)
         result = self.track_all(video)
-        tracks = bind_subject(result, subject)
+        plural = named_plural(subject, str(inputs.get("prompt") or ""))
+        tracks = bind_subject(result, subject, plural=plural)
         named = bool(subject.color and subject.color.lower() in COLOR_RANGES)
         if named and not tracks:
             # a named object that never moves is part of the background: find it by its colour
-            tracks = bind_subject(self._color_tracking(video, subject.color), subject)
+            tracks = bind_subject(self._color_tracking(video, subject.color), subject, plural=plural)
         elif named:
             tracks = [self._extend_by_color(tr, video, subject) for tr in tracks]
         return [Track(subject=op.subject, identity=tr.identity, boxes_xyxy=tr.boxes_xyxy, centroid_px=tr.centroid_px,
                       area_px=tr.area_px, visible=tr.visible, coasted=tr.coasted, touches_border=tr.touches_border,
                       times_s=tr.times_s, backend=f"critic.specialists.tracking.BackgroundGrounder@{self.version}",
                       meta={**tr.meta, "floor_row_px": floor_row(result.background)}) for tr in tracks]
+
+
+def named_plural(subject: SubjectSpec, prompt: str) -> bool:
+    """Does the prompt name several instances of the subject: a count over one, or a plural noun in the
+    subject's span ("dominoes" for the noun "domino")?"""
+    if (subject.count or 0) > 1:
+        return True
+    if not subject.span or not prompt:
+        return False
+    words = prompt[subject.span[0]:subject.span[1]].lower().replace(",", " ").split()
+    noun = subject.noun.lower()
+    return any(w != noun and w.startswith(noun[:max(3, len(noun) - 1)]) and w.endswith("s") for w in words)
 
 
 def _splice(track: Track, other: Track, start: int) -> Track:

@@ -2,7 +2,6 @@
 figures."""
 
 import csv
-from pathlib import Path
 
 import pytest
 
@@ -62,6 +61,11 @@ def test_rerun_skips_complete_jobs_and_redoes_a_partial_one(killed_and_resumed):
     assert after[jobs[0].name] == before[jobs[0].name] and after[jobs[2].name] == before[jobs[2].name]
     assert jobstate.job_complete(jobs[1]) and not (jobs[1] / "stale.txt").exists()
     assert len(job_dirs(sweep_dir)) == 3
+    # A finished job made with other settings (here the prompt, which the job directories do not name) is
+    # refused, never skipped as if it were this job nor overwritten.
+    other = run_app([*SWEEP, "sweep_name=naive", "tracker=none", "prompt=another prompt"], cwd)
+    assert other.returncode == 2 and "other settings" in other.stderr, other.stderr[-2000:]
+    assert after == {p.name: (p / "metrics.json").stat().st_mtime_ns for p in job_dirs(sweep_dir)}
 
 
 def test_prefix_shared_clips_are_byte_identical_to_naive(killed_and_resumed):
