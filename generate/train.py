@@ -525,7 +525,8 @@ def model_card(summary: dict[str, Any]) -> str:
         f"{s['transformer']['flow_shift']}, {s['transformer']['seconds'] / 60:.1f} min",
         "- Text encoder: tiny `UMT5EncoderModel` over ByT5 bytes, frozen at its seeded random initialisation "
         "(the transformer learns to read its features); `ByT5Tokenizer` (no vocabulary file).",
-        f"- Training time: {s['total_seconds'] / 60:.1f} min wall on a 2-vCPU machine, one torch thread.",
+        f"- Training time: {s['total_seconds'] / 60:.1f} min wall on a 2-vCPU machine, one torch thread (the stages "
+        "of the last run; a stage resumed from a checkpoint counts only its last leg).",
         f"- Software: torch {torch.__version__}, diffusers {s['versions']['diffusers']}, "
         f"transformers {s['versions']['transformers']}.",
         *([f"- Notes: {s['notes']}"] if s.get("notes") else []),
@@ -534,10 +535,11 @@ def model_card(summary: dict[str, Any]) -> str:
         "",
         f"Generate at {s['data']['height_px']}x{s['data']['width_px']}, {s['data']['num_frames']} frames, with a "
         "depth control video of that size (`control.depth.DepthControl`), e.g. 20 UniPC steps "
-        "(`generate.pipeline.generate_clip`). Prompts like the training ones work best: "
-        "\"a small red ball is thrown to the left and bounces on a grey floor in front of a pale background\".",
+        "(`generate.pipeline.generate_clip`, `max_sequence_length` 512 as in training). Prompts like the training "
+        "ones work best: \"a red ball is thrown to the left and bounces; a medium-sized ball on a grey floor, "
+        "pale background\".",
         "",
-        "Evaluation: `python -m generate.evaluate` (retention with control, without it, over a release sweep, and "
+        "Evaluation: `python -m experiments.evaluate_tiny` (retention with control, without it, over a release sweep, and "
         "the autoencoder's own ceiling on held-out scenes).",
         "",
     ]

@@ -173,8 +173,8 @@ def test_several_moving_candidates_without_colour_are_not_bound_confidently():
     clip = S.two_drops_clip(colors=("red", "blue"))
     video = clip.context("two")
     grounder = BackgroundGrounder()
-    loose = grounder.run(GroundOp(id="g", subject="ball"), {"subjects": {"ball": SubjectSpec(name="ball", noun="ball")}},
-                         video)
+    plain = {"subjects": {"ball": SubjectSpec(name="ball", noun="ball")}}
+    loose = grounder.run(GroundOp(id="g", subject="ball"), plain, video)
     assert len(loose) == 2 and all(binding_doubt(t) for t in loose)
     assert all(t.meta["binding"] == {"by": "motion", "candidates": 2, "confident": False,
                                      "doubt": t.meta["binding"]["doubt"]} for t in loose)
