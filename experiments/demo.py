@@ -1,7 +1,7 @@
 """The main job (``make demo``): physics request -> revised scene -> control -> a short release sweep with the
 tiny generator -> retention and figures -> critic verdicts on the clips -> a printed summary with paths.
 
-``python -m experiments.demo [--out DIR] [--release-steps 0,3,6,9,12] [--num-steps 12] [--tracker wandb|none]
+``python -m experiments.demo [--out DIR] [--release-steps 0,5,10,15,20] [--num-steps 20] [--tracker wandb|none]
 [--override KEY=VALUE ...]``
 
 Each stage runs as its own command line (the same ones a user would type), so the demo also checks that the
@@ -52,8 +52,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m experiments.demo", description=__doc__.split("\n\n")[0])
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d_%H-%M-%S")
     parser.add_argument("--out", type=Path, default=Path("outputs") / "demo" / stamp)
-    parser.add_argument("--release-steps", default="0,3,6,9,12", help="comma-separated release steps i*")
-    parser.add_argument("--num-steps", type=int, default=12, help="denoising steps N")
+    parser.add_argument("--release-steps", default="0,5,10,15,20", help="comma-separated release steps i*")
+    parser.add_argument("--num-steps", type=int, default=20, help="denoising steps N")
     parser.add_argument("--tracker", default="wandb", choices=["wandb", "none"])
     parser.add_argument("--budget", type=int, default=3, help="solves of the physics revision loop")
     parser.add_argument("--override", nargs="*", default=[],
