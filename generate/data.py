@@ -231,10 +231,11 @@ class SceneSampler:
     min_airborne_frames: int = 4
     max_tries: int = 100
     framing_margin: tuple[float, float] = (1.1, 1.45)
+    ball_radius_range_m: tuple[float, float] = (0.10, 0.25)
 
     def _draw_params(self, rng: np.random.Generator) -> tuple[str, dict[str, Any]]:
         template = str(self.templates[int(rng.integers(len(self.templates)))])
-        radius = float(rng.uniform(0.10, 0.25))
+        radius = float(rng.uniform(*self.ball_radius_range_m))
         if template == "thrown_ball":
             with_wall = rng.random() < 0.4
             params = dict(launch_speed_mps=float(rng.uniform(2.5, 5.0)),

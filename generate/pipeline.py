@@ -62,6 +62,16 @@ def check_control(pipe, control: ControlVideo, *, height: int | None = None, wid
     if (req[0] - 1) % vt:
         raise UserError(f"the number of frames must be 1 + a multiple of {vt} for this model (e.g. "
                         f"{(req[0] - 1) // vt * vt + 1}), got {req[0]}", file=source, field="frames")
+    # The rotary embedding has a fixed number of positions per axis (1024 for Wan, 64 for the tiny model):
+    # a larger latent grid would fail deep inside the transformer after the (slow) control encoding.
+    pt, ph, pw = patch_size(pipe)
+    grid = (((req[0] - 1) // vt + 1) // pt, req[1] // vs // ph, req[2] // vs // pw)
+    max_positions = int(getattr(experts(pipe)[0].config, "rope_max_seq_len", 1024))
+    if max(grid) > max_positions:
+        raise UserError(f"{req[2]}x{req[1]} px x {req[0]} frames makes a latent patch grid of {grid} (T, H, W) but "
+                        f"this model's rotary embedding covers at most {max_positions} positions per axis; render "
+                        f"the control smaller (the shipped tiny model is trained at 64x64 px x 17 frames)",
+                        file=source, field="frames")
     return req
 
 

@@ -35,3 +35,11 @@ def test_control_becomes_rgb_video_and_white_mask(make_control_video):
     arr = np.asarray(video[2])
     assert arr.shape == (16, 32, 3) and (arr == control.frames[2][..., None]).all()
     assert all(np.asarray(m).min() == 255 for m in mask)
+
+
+def test_a_size_beyond_the_rotary_embedding_is_refused_before_encoding(pipe1, make_control_video):
+    # Refused up front, naming the latent grid, instead of failing deep inside the transformer.
+    limit = int(pipe1.transformer.config.rope_max_seq_len)
+    too_wide = (limit + 1) * pipe1.vae_scale_factor_spatial * int(pipe1.transformer.config.patch_size[2])
+    with pytest.raises(UserError, match="rotary embedding covers at most"):
+        check_control(pipe1, make_control_video(5, 16, too_wide))
