@@ -94,7 +94,26 @@ def _quiet_stdout():
         os.close(saved)
 
 
-with _quiet_stdout():  # the import prints its build time on stdout
+@contextlib.contextmanager
+def _quiet_stderr():
+    """The pybullet import prints its build time on stderr (C level); keep the CLIs' logs clean."""
+    sys.stderr.flush()
+    try:
+        saved = os.dup(2)
+    except OSError:  # pragma: no cover - no descriptor 2
+        yield
+        return
+    try:
+        with open(os.devnull, "w") as devnull:
+            os.dup2(devnull.fileno(), 2)
+        yield
+    finally:
+        _libc_fflush()
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+with _quiet_stdout(), _quiet_stderr():  # the import prints its build time
     import pybullet
     from pybullet_utils.bullet_client import BulletClient
 
