@@ -10,7 +10,7 @@ PYTEST_ARGS ?=
 
 .PHONY: setup system-packages demo test test-all bench clean
 
-setup: $(STAMP)
+setup: system-packages $(STAMP)
 
 # System packages: Tesseract for the OCR specialist. Installed only when missing and only as root.
 system-packages:
@@ -22,7 +22,7 @@ system-packages:
 	  else echo "[setup] warning: tesseract not found and not root; OCR claims will be 'unknown'"; fi; \
 	fi
 
-$(STAMP): pyproject.toml | system-packages
+$(STAMP): pyproject.toml
 	@echo "[setup] creating $(VENV)"
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
@@ -33,13 +33,13 @@ $(STAMP): pyproject.toml | system-packages
 	-$(PY) -m pip install -q --no-deps "sam2==1.1.0" "iopath>=0.1.10" "portalocker"
 	touch $(STAMP)
 
-demo: setup system-packages
+demo: setup
 	WANDB_MODE=offline $(PY) -m experiments.demo
 
-test: setup system-packages
+test: setup
 	WANDB_MODE=offline $(PY) -m pytest -q -m "not slow and not gpu and not llm" $(PYTEST_ARGS)
 
-test-all: setup system-packages
+test-all: setup
 	WANDB_MODE=offline $(PY) -m pytest -q $(PYTEST_ARGS)
 
 bench: setup

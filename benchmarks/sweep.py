@@ -36,7 +36,7 @@ def main() -> None:
     from sim.scenes import thrown_ball
 
     w, h, t = (int(v) for v in args.size.split("x"))
-    scene = simulate_scene(thrown_ball(), VideoSize(w, h, t, 8.0), DepthControl(progress=False))
+    scene = simulate_scene(thrown_ball(), VideoSize(width=w, height=h, num_frames=t, fps=8.0), DepthControl(progress=False))
     n = args.num_steps
     steps = sorted({int(round(v)) for v in np.linspace(0, n, args.points)})
     pipe = TinyGenerator(pretrained_dir=None).load()
@@ -49,17 +49,24 @@ def main() -> None:
     # Warm-up (first-call allocations, text encoder) outside the timings.
     NaiveExecutor()(request(n, None), lambda: pipe)
 
+    # Transformer forwards are counted by the probe's own counter (measured, not derived from formulas).
+    counter = pipe.transformer
     with tempfile.TemporaryDirectory() as tmp:
+        counter.forward_calls = 0
         tic = time.perf_counter()
         naive = {i: NaiveExecutor()(request(i, None), lambda: pipe) for i in steps}
         naive_s = time.perf_counter() - tic
+        naive_calls = counter.forward_calls
+        counter.forward_calls = 0
         tic = time.perf_counter()
         shared = {i: PrefixSharedExecutor()(request(i, Path(tmp)), lambda: pipe) for i in steps}
         shared_s = time.perf_counter() - tic
+        shared_calls = counter.forward_calls
     identical = all(np.array_equal(naive[i].frames, shared[i].frames) for i in steps)
     cfg = True  # the tiny pipeline runs classifier-free guidance (two forwards per step)
-    naive_calls = naive_transformer_calls(n, steps, cfg)
-    shared_calls = sweep_transformer_calls(n, steps, cfg)
+    expected = (naive_transformer_calls(n, steps, cfg), sweep_transformer_calls(n, steps, cfg))
+    if (naive_calls, shared_calls) != expected:
+        print(f"  note: measured forwards {naive_calls}/{shared_calls} differ from the expected {expected}")
     print(f"release sweep: {len(steps)} points i* = {steps}, N = {n}, {w}x{h}x{t}, tiny generator, "
           f"{args.threads} thread(s)")
     print(f"  naive:          {naive_calls // 2:4d} denoising steps ({naive_calls} transformer forwards), "

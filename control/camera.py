@@ -20,14 +20,9 @@ from functools import cached_property
 
 import numpy as np
 
+from sim.camera import camera_axes, focal_length_px
+from sim.camera import project as sim_project
 from sim.types import CameraSpec
-
-
-def _normalised(v: np.ndarray) -> np.ndarray:
-    n = float(np.linalg.norm(v))
-    if n == 0.0:
-        raise ValueError("cannot normalise a zero vector")
-    return v / n
 
 
 class Camera:
@@ -45,15 +40,8 @@ class Camera:
         self.near_m = float(spec.near_m)
         self.far_m = float(spec.far_m)
         self.eye_m = np.asarray(spec.eye_m, dtype=np.float64)
-        forward = _normalised(np.asarray(spec.target_m, dtype=np.float64) - self.eye_m)
-        right = np.cross(forward, np.asarray(spec.up, dtype=np.float64))
-        if np.linalg.norm(right) < 1e-12:
-            raise ValueError("camera up vector is parallel to the viewing direction")
-        right = _normalised(right)
-        self.forward = forward
-        self.right = right
-        self.up = np.cross(right, forward)
-        self.focal_px = (self.height / 2.0) / math.tan(math.radians(spec.fov_deg) / 2.0)
+        self.right, self.up, self.forward = camera_axes(spec)
+        self.focal_px = focal_length_px(spec)
 
     # ----------------------------------------------------------------------------------------------
     # PyBullet matrices (column-major flat lists of 16 floats, as computeViewMatrix /
@@ -101,14 +89,7 @@ class Camera:
         """World points (N, 3) m -> pixel coordinates (N, 2) as (column x, row y), TinyRenderer convention.
 
         Points at or behind the camera plane give NaN."""
-        cam = self.to_camera(points_m)
-        depth = cam[..., 2]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            u = self.width / 2.0 + self.focal_px * cam[..., 0] / depth
-            v = self.height / 2.0 - 1.0 - self.focal_px * cam[..., 1] / depth
-        out = np.stack([u, v], axis=-1)
-        out[depth <= 0] = np.nan
-        return out
+        return sim_project(self.spec, points_m)[0]
 
     def pixel_offsets(self) -> tuple[np.ndarray, np.ndarray]:
         """Per-column (W,) and per-row (H,) slopes: x/d = (c - W/2)/f and y/d = (H/2 - 1 - r)/f."""

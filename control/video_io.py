@@ -70,10 +70,11 @@ def write_video(path: str | os.PathLike, frames: np.ndarray, fps: float, *, audi
     tmp = path.with_name(f".{path.stem}.tmp{os.getpid()}{path.suffix}")
     with av.open(str(tmp), mode="w", format="mp4") as container:
         if lossless:
-            stream = container.add_stream("libx264rgb", rate=rate, options={"qp": "0", "preset": preset})
+            stream = container.add_stream("libx264rgb", rate=rate, options={"qp": "0", "preset": preset, "threads": "1"})
             stream.pix_fmt = "rgb24"
         else:
-            stream = container.add_stream("libx264", rate=rate, options={"crf": str(int(crf)), "preset": preset})
+            stream = container.add_stream("libx264", rate=rate, options={"crf": str(int(crf)), "preset": preset,
+                                                                   "threads": "1"})
             stream.pix_fmt = "yuv420p"
         stream.width, stream.height = width, height
         stream.time_base = Fraction(1, 1) / rate

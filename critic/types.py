@@ -310,28 +310,30 @@ class HearOp(_Op):
     description: str = ""
 
 
-class BeforeOp(_Op):
+class _PairOp(_Op):
+    """A temporal relation between two event references (subclasses fix ``op``)."""
+
+    op: str
+    a: EventRef
+    b: EventRef
+
+
+class BeforeOp(_PairOp):
     """``a`` ends before ``b`` starts, with quarter-window slack."""
 
     op: Literal["before"] = "before"
-    a: EventRef
-    b: EventRef
 
 
-class ContainsOp(_Op):
+class ContainsOp(_PairOp):
     """``b`` lies within ``a`` (quarter-window slack)."""
 
     op: Literal["contains"] = "contains"
-    a: EventRef
-    b: EventRef
 
 
-class DuringOp(_Op):
+class DuringOp(_PairOp):
     """``a`` lies within ``b`` (quarter-window slack): ``during(a, b) = contains(b, a)``."""
 
     op: Literal["during"] = "during"
-    a: EventRef
-    b: EventRef
 
 
 class JudgeOp(_Op):

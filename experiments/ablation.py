@@ -78,10 +78,10 @@ def read_labels(manifest: Path) -> dict[str, str | None]:
     return labels
 
 
-def write_table(sweep_dir: Path) -> Path:
+def write_table(sweep_dir: Path, jobs: list[Path] | None = None) -> Path:
     """``ablation.csv`` and ``ablation.md`` at the sweep root, one row per complete ablation job."""
     rows = []
-    for job_dir in jobstate.complete_jobs(sweep_dir):
+    for job_dir in jobstate.complete_jobs(sweep_dir) if jobs is None else jobs:
         metrics = read_json(job_dir / jobstate.METRICS)
         if "ablation" in metrics:
             rows.append({**metrics["ablation"], "job": job_dir.relative_to(sweep_dir).as_posix()})

@@ -96,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
                                      if x.strip())}
 
     # 5. summary
-    rows = jobstate.summary_rows(sweep_dir)
+    rows = jobstate.summary_rows(sweep_dir, jobs)
     holds = predicates.get("all_hold", None)
     print()
     print("=" * 100)

@@ -128,8 +128,9 @@ class PrefixSharedExecutor:
         group_dir = Path(request.shared_dir) / self.cache_subdir / request.group_key()
         wanted = sorted({int(s) for s in request.group_release_steps} | {request.release_step})
         with file_lock(group_dir / "lock"):
-            missing = [s for s in wanted if not self._cached(group_dir, s)]
-            if request.release_step in missing:
+            # Only the request's own clip decides; the siblings' are hashed only when the group is computed.
+            if not self._cached(group_dir, request.release_step):
+                missing = [s for s in wanted if not self._cached(group_dir, s)]
                 from generate.sweep import generate_release_sweep
 
                 clips = generate_release_sweep(generator_factory(), request.control, request.prompt,

@@ -80,9 +80,10 @@ def _cell(v: Any) -> Any:
     return v
 
 
-def summary_rows(sweep_dir: str | Path) -> list[dict[str, Any]]:
+def summary_rows(sweep_dir: str | Path, jobs: Iterable[Path] | None = None) -> list[dict[str, Any]]:
+    """One row per complete job; ``jobs`` (from :func:`complete_jobs`) spares re-hashing every artifact."""
     rows = []
-    for job_dir in complete_jobs(sweep_dir):
+    for job_dir in complete_jobs(sweep_dir) if jobs is None else jobs:
         metrics = read_json(job_dir / METRICS)
         row = {"job": job_dir.relative_to(sweep_dir).as_posix(), **metrics.get("row", {})}
         rows.append(row)
@@ -115,9 +116,9 @@ LEADING_COLUMNS = ["job", "scene", "seed", "prompt", "object", "release_step", "
                    "median_abs_px_x", "median_abs_px_y", "sideways_travel_px", "sideways_travel_sim_px"]
 
 
-def write_summary(sweep_dir: str | Path) -> Path:
+def write_summary(sweep_dir: str | Path, jobs: Iterable[Path] | None = None) -> Path:
     """(Re)write ``<sweep_dir>/summary.csv``: one row per complete job."""
-    rows = summary_rows(sweep_dir)
+    rows = summary_rows(sweep_dir, jobs)
     names = sorted({k for r in rows for k in r})
     columns = [c for c in LEADING_COLUMNS if c in names] + [c for c in names if c not in LEADING_COLUMNS]
     return write_csv(Path(sweep_dir) / SUMMARY, rows, columns)

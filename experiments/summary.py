@@ -24,9 +24,9 @@ def main(argv: list[str] | None = None) -> int:
     if any(ablation):
         from experiments.ablation import write_table
 
-        print(write_table(args.sweep_dir))
+        print(write_table(args.sweep_dir, jobs))
     if not all(ablation) or not jobs:
-        print(jobstate.write_summary(args.sweep_dir))
+        print(jobstate.write_summary(args.sweep_dir, jobs))
     print(f"{len(jobs)} complete job(s)", file=sys.stderr)
     return 0
 

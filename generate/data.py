@@ -1,8 +1,8 @@
 """Training clips for the tiny generator, rendered from the project's own simulator and control renderer.
 
 A clip is one simulated scene (``sim.scenes`` template, ``sim.engine.simulate``) seen by a small camera,
-rendered to RGB (``control.render.AnalyticRenderer``) and to a depth control video (``control.depth`` when
-available, else :func:`depth_control_frames`, the same near-bright percentile mapping), with a prompt that
+rendered to RGB (``control.render.AnalyticRenderer``) and to a depth control video (``control.depth``, from
+the same render), with a prompt that
 names its motion and appearance ("a red ball is thrown to the left and bounces; a small ball on a grey
 floor, pale background").
 
@@ -161,34 +161,11 @@ def after_contact_window(windows: dict[str, tuple[int, int]], num_frames: int) -
 # --------------------------------------------------------------------------------------------------
 
 
-def depth_control_frames(distance_m: np.ndarray, segmentation: np.ndarray, *, near_percentile: float = 5.0,
-                         far_percentile: float = 95.0, min_intensity: int = 64) -> np.ndarray:
-    """(T, H, W) distances (m) + segmentation -> (T, H, W) uint8: object pixels mapped linearly from the
-    video's near percentile (255) to its far percentile (``min_intensity``), everything else 0. A binary
-    silhouette (255) when the percentiles coincide."""
-    obj = segmentation >= 0
-    out = np.zeros(distance_m.shape, dtype=np.uint8)
-    if not obj.any():
-        return out
-    vals = distance_m[obj]
-    near, far = np.percentile(vals, [near_percentile, far_percentile])
-    if not far > near:
-        out[obj] = 255
-        return out
-    frac = np.clip((distance_m - near) / (far - near), 0.0, 1.0)
-    level = 255.0 - frac * (255.0 - min_intensity)
-    out[obj] = np.rint(level[obj]).astype(np.uint8)
-    return out
-
-
 def render_control(spec: SceneSpec, traj: Trajectory, render) -> np.ndarray:
-    """Depth control video (T, H, W) uint8 from the control stage when it is installed, else the same
-    mapping computed here from the render."""
-    try:
-        from control.depth import DepthControl  # type: ignore
-    except ImportError:
-        return depth_control_frames(np.asarray(render.distance_m), np.asarray(render.segmentation))
-    return np.asarray(DepthControl(progress=False)(spec, traj).frames)
+    """Depth control video (T, H, W) uint8 from the control stage, reusing ``render`` (no second render)."""
+    from control.depth import DepthControl
+
+    return np.asarray(DepthControl(progress=False)(spec, traj, render=render).frames)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -423,5 +400,5 @@ def dataset_fingerprint(dataset: ClipDataset) -> str:
 __all__ = [
     "BALL_COLOURS", "FLOOR_COLOURS", "BACKGROUND_COLOURS", "ClipSample", "SceneSampler", "ClipDataset",
     "make_clip", "prompt_for", "mirror_x", "frame_camera", "frame_windows", "after_contact_window",
-    "depth_control_frames", "render_control", "dataset_fingerprint", "dumps_json",
+    "render_control", "dataset_fingerprint", "dumps_json",
 ]

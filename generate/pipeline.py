@@ -214,21 +214,19 @@ def denoise_step(pipe, prep: Prepared, scheduler, latents: torch.Tensor, i: int,
     latent_model_input = latents.to(prep.transformer_dtype)
     timestep = t.expand(latents.shape[0])
     calls_before = model.forward_calls
-    with model.cache_context("cond"):
-        noise_pred = model(hidden_states=latent_model_input, timestep=timestep,
-                           encoder_hidden_states=prep.prompt_embeds,
-                           control_hidden_states=prep.conditioning_latents,
-                           control_hidden_states_scale=prep.conditioning_scale,
-                           attention_kwargs=None, return_dict=False)[0]
+
+    def predict(cache: str, embeds: torch.Tensor) -> torch.Tensor:
+        with model.cache_context(cache):
+            return model(hidden_states=latent_model_input, timestep=timestep, encoder_hidden_states=embeds,
+                         control_hidden_states=prep.conditioning_latents,
+                         control_hidden_states_scale=prep.conditioning_scale,
+                         attention_kwargs=None, return_dict=False)[0]
+
+    noise_pred = predict("cond", prep.prompt_embeds)
     calls = 1
     if prep.do_cfg:
-        with model.cache_context("uncond"):
-            noise_uncond = model(hidden_states=latent_model_input, timestep=timestep,
-                                 encoder_hidden_states=prep.negative_prompt_embeds,
-                                 control_hidden_states=prep.conditioning_latents,
-                                 control_hidden_states_scale=prep.conditioning_scale,
-                                 attention_kwargs=None, return_dict=False)[0]
-            noise_pred = noise_uncond + guidance * (noise_pred - noise_uncond)
+        noise_uncond = predict("uncond", prep.negative_prompt_embeds)
+        noise_pred = noise_uncond + guidance * (noise_pred - noise_uncond)
         calls = 2
     if model.forward_calls - calls_before != calls:
         # Something (a hook, a compiled wrapper) bypassed the probed forward: the control flag did nothing.

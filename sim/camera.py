@@ -1,9 +1,10 @@
 """A pinhole projection of world points through a :class:`~sim.types.CameraSpec` (for predicates such as
 ``stays_in_frame``; the control stage renders, this only projects).
 
-Image coordinates: ``u`` to the right, ``v`` down, in pixels, with the principal point at (W/2, H/2) and
-focal length ``f = (H/2) / tan(fovy/2)`` (square pixels): the convention of DESIGN §11, whole pixels
-(column c at u = c).
+Image coordinates: ``u`` to the right, ``v`` down, in pixels, focal length ``f = (H/2) / tan(fovy/2)``
+(square pixels), PyBullet TinyRenderer's whole-pixel convention: column c sits at x = c and row r at screen
+y = H - 1 - r, so a point projects to ``u = W/2 + f x/z`` and ``v = H/2 - 1 - f y/z``. This is the one
+projection of the project: ``control.camera.Camera`` builds on it.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ def project(camera: CameraSpec, points_m: np.ndarray) -> tuple[np.ndarray, np.nd
     f = focal_length_px(camera)
     with np.errstate(divide="ignore", invalid="ignore"):
         u = camera.width_px / 2 + f * x / z
-        v = camera.height_px / 2 - f * y / z
+        v = camera.height_px / 2 - 1 - f * y / z
     uv = np.stack([u, v], axis=-1)
     uv[z <= 0] = np.nan
     return uv, z

@@ -29,7 +29,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from sim.runtime import sha256_json
-from sim.types import ContactEvent, ObjectSpec, SceneSpec, StaticSpec, Trajectory, Window
+from sim.types import ContactEvent, ObjectSpec, SceneSpec, StaticSpec, Trajectory, Window, require_unique
 
 
 class EngineSettings(BaseModel):
@@ -179,9 +179,7 @@ def _load_object(client: BulletClient, obj: ObjectSpec) -> int:
 def load_scene(client: BulletClient, spec: SceneSpec, settings: EngineSettings = DEFAULT_SETTINGS) -> dict[str, int]:
     """Reset ``client`` and build ``spec`` in it (gravity, time step, statics, objects with their initial
     state). Returns PyBullet body ids by name, statics first, then objects."""
-    names = [s.name for s in spec.statics] + [o.name for o in spec.objects]
-    if len(set(names)) != len(names):
-        raise ValueError(f"object and static names must be unique, got {names}")
+    require_unique([s.name for s in spec.statics] + [o.name for o in spec.objects], "object and static")
     _configure(client, spec, settings)
     body_ids: dict[str, int] = {}
     for st in spec.statics:

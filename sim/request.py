@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from sim.predicates import Predicate, check_names
 from sim.runtime import UserError, user_error_from_validation
-from sim.types import SceneSpec
+from sim.types import SceneSpec, require_unique
 
 
 def resolve_callable(path: str):
@@ -140,9 +140,7 @@ class PhysicsRequest(BaseModel):
     @field_validator("free_parameters")
     @classmethod
     def _unique(cls, params):
-        names = [p.name for p in params]
-        if len(set(names)) != len(names):
-            raise ValueError(f"free parameter names must be unique, got {names}")
+        require_unique([p.name for p in params], "free parameter")
         return params
 
     @model_validator(mode="after")

@@ -30,6 +30,11 @@ def _finite(name: str, values) -> None:
             raise ValueError(f"{name} must be finite, got {v}")
 
 
+def require_unique(names: list[str], what: str) -> None:
+    if len(set(names)) != len(names):
+        raise ValueError(f"{what} names must be unique, got {names}")
+
+
 class _Frozen(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -144,9 +149,7 @@ class SceneSpec(_Frozen):
     @field_validator("objects")
     @classmethod
     def _unique_names(cls, objects):
-        names = [o.name for o in objects]
-        if len(set(names)) != len(names):
-            raise ValueError(f"object names must be unique, got {names}")
+        require_unique([o.name for o in objects], "object")
         return objects
 
     @property

@@ -450,13 +450,10 @@ class TrackMeasurer:
     def _patch_occupied(video: VideoContext, track: Track, last: int) -> bool:
         """After the subject's last frame, does its box look like the clip's usual background there (nothing
         in front) or like something else (an occluder)?"""
-        x0, y0, x1, y1 = (int(round(v)) for v in track.boxes_xyxy[last])
-        h, w = video.frames.shape[1:3]
-        x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w - 1), min(y1, h - 1)
-        if x1 <= x0 or y1 <= y0:
+        found = _box_patch(video, track, last)
+        if found is None:
             return False
-        patch = video.frames[:, y0:y1 + 1, x0:x1 + 1].astype(np.float32)
-        bg = np.median(patch, axis=0)
+        patch, bg = found
         after = patch[last + 1:min(last + 4, len(patch))]
         if len(after) == 0:
             return False
@@ -784,18 +781,27 @@ class TrackMeasurer:
         return unknown(f"slow ({speed:.1f} radii/s) but not still at the end", required=req)
 
 
+def _box_patch(video: VideoContext, track: Track, k: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """The clip's pixels (T, h, w, 3) float32 inside the subject's frame-``k`` box and their per-pixel median
+    over time (the usual background there); None when the box is empty after clipping to the frame."""
+    x0, y0, x1, y1 = (int(round(v)) for v in track.boxes_xyxy[k])
+    h, w = video.frames.shape[1:3]
+    x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w - 1), min(y1, h - 1)
+    if x1 <= x0 or y1 <= y0:
+        return None
+    patch = video.frames[:, y0:y1 + 1, x0:x1 + 1].astype(np.float32)
+    return patch, np.median(patch, axis=0)
+
+
 def _still_there(video: VideoContext, track: Track, a: int, b: int) -> bool:
     """At frame ``b``, is there still something (not the usual background) where the subject was at ``a``?
     Then the tracker switched to another blob; a teleported object leaves its place empty. Called the other
     way round (``a`` after the jump, ``b`` before it) it asks whether something already stood where the
     subject lands: again an identity switch, since a teleported object arrives at an empty place."""
-    x0, y0, x1, y1 = (int(round(v)) for v in track.boxes_xyxy[a])
-    h, w = video.frames.shape[1:3]
-    x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w - 1), min(y1, h - 1)
-    if x1 <= x0 or y1 <= y0:
+    found = _box_patch(video, track, a)
+    if found is None:
         return False
-    patch = video.frames[:, y0:y1 + 1, x0:x1 + 1].astype(np.float32)
-    bg = np.median(patch, axis=0)
+    patch, bg = found
     if float(np.abs(patch[b] - bg).max(axis=-1).mean()) > 20.0:
         return True
     # the place looks at ``b`` as it did at ``a`` (an object resting there for much of the clip is part of the

@@ -84,17 +84,10 @@ def flying_balls(cx):
     return spec, cx.make_trajectory(spec, np.stack([a, b]))
 
 
-def test_projection_within_half_pixel_of_analytic_segmentation_centroid(flying_balls):
+@pytest.mark.parametrize("backend", [AnalyticRenderer, TinyRendererBackend], ids=["analytic", "tinyrenderer"])
+def test_projection_within_half_pixel_of_segmentation_centroid(flying_balls, backend):
     spec, traj = flying_balls
-    render = AnalyticRenderer(rgb=False, progress=False).render(spec, traj)
-    errors = _centroid_errors(render, project_trajectory(spec, traj))
-    assert len(errors) >= 10
-    assert errors.max() <= 0.5, errors
-
-
-def test_projection_within_half_pixel_of_tinyrenderer_segmentation_centroid(flying_balls):
-    spec, traj = flying_balls
-    render = TinyRendererBackend(rgb=False, progress=False).render(spec, traj)
+    render = backend(rgb=False, progress=False).render(spec, traj)
     errors = _centroid_errors(render, project_trajectory(spec, traj))
     assert len(errors) >= 10
     assert errors.max() <= 0.5, errors

@@ -20,7 +20,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import synthetic as S  # noqa: E402
 
 EXTERNAL = Path(os.environ.get("VERIPHY_SHARED_DIR", Path(__file__).resolve().parents[2] / ".." / "shared")) / "data" / "external"
-CONF = Path(__file__).resolve().parents[2] / "conf"
 
 TILES = "physion_neurips2021/tiles"
 REAL_DROP = "real_clips/oliverius_gravity_ball_drop.mp4"
@@ -75,17 +74,6 @@ MATRIX: dict[str, list[str]] = {
 }
 CASES = [pytest.param(clip, prompt, id=f"{Path(clip).stem}-{i}") for clip, prompts in MATRIX.items()
          for i, prompt in enumerate(prompts)]
-
-
-@pytest.fixture(scope="module")
-def components():
-    from hydra import compose, initialize_config_dir
-
-    from critic.run import build_components
-
-    with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
-        cfg = compose(config_name="critic_app", overrides=["report=false", "progress=false"])
-    return build_components(cfg)
 
 
 @pytest.fixture(scope="module")

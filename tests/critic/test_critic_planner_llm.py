@@ -8,14 +8,17 @@ invalid is rejected and never executed.
 """
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import sys
+from pathlib import Path
 
 import pytest
 
 from critic.planners.llm import LLMPlanner
 from critic.run import CriticComponents, critique
 from critic.testing import FakeGrounder, ScriptedSpecialist, fake_video
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from openai_stub import ScriptedServer  # noqa: E402
 
 PROMPT = "A red ball falls, then bounces."
 
@@ -40,52 +43,13 @@ UNBOUND["operations"] = [o for o in UNBOUND["operations"] if o["op"] != "ground"
 UNBOUND["operations"][0]["subject"] = "ghost"
 
 
-class ScriptedServer:
-    def __init__(self, answers):
-        self.answers = list(answers)
-        self.requests = []
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):  # noqa: N802
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                outer.requests.append(body)
-                content = outer.answers.pop(0) if outer.answers else "{}"
-                if not isinstance(content, str):
-                    content = json.dumps(content)
-                data = json.dumps({"id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
-                                   "choices": [{"index": 0, "finish_reason": "stop",
-                                                "message": {"role": "assistant", "content": content}}],
-                                   "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}})
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data.encode())
-
-            def log_message(self, *args):
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
 def planner(url, **kw):
     return LLMPlanner(base_url=url, model="scripted", timeout_s=10, **kw)
 
 
 def test_valid_plan_accepted_with_schema_and_prompt_only():
     with ScriptedServer([VALID]) as srv:
-        r = planner(srv.url).plan(PROMPT)
+        r = planner(srv.base_url).plan(PROMPT)
     assert r.plan is not None and r.attempts == 1 and r.cost.model_calls == 1
     req = srv.requests[0]
     assert req["response_format"]["type"] == "json_schema"
@@ -99,7 +63,7 @@ def test_valid_plan_accepted_with_schema_and_prompt_only():
 
 def test_unknown_op_then_unbound_subject_repaired():
     with ScriptedServer([UNKNOWN_OP, UNBOUND, VALID]) as srv:
-        r = planner(srv.url, max_repairs=2).plan(PROMPT)
+        r = planner(srv.base_url, max_repairs=2).plan(PROMPT)
     assert r.plan is not None and r.attempts == 3 and r.cost.model_calls == 3
     feedback = [m["content"] for m in srv.requests[1]["messages"] if m["role"] == "user"][-1]
     assert "unknown operation 'gravity_meter'" in feedback
@@ -109,7 +73,7 @@ def test_unknown_op_then_unbound_subject_repaired():
 
 def test_still_invalid_is_rejected_and_never_executed(tmp_path):
     with ScriptedServer([UNKNOWN_OP, UNBOUND, "this is not json"]) as srv:
-        p = planner(srv.url, max_repairs=2)
+        p = planner(srv.base_url, max_repairs=2)
         spec = ScriptedSpecialist({"default": {"state": "supported"}})
         ground = FakeGrounder()
         comp = CriticComponents(planner=p, specialists={"ground": ground, "measure": spec})

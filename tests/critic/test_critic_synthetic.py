@@ -15,19 +15,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import synthetic as S  # noqa: E402
 
-CONF = Path(__file__).resolve().parents[2] / "conf"
 OP_NAMES: dict[int, dict[str, str]] = {}
-
-
-@pytest.fixture(scope="module")
-def components():
-    from hydra import compose, initialize_config_dir
-
-    from critic.run import build_components
-
-    with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
-        cfg = compose(config_name="critic_app", overrides=["report=false", "progress=false"])
-    return build_components(cfg)
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,6 @@ import pytest
 EXTERNAL = Path(os.environ.get("VERIPHY_SHARED_DIR", Path(__file__).resolve().parents[2] / ".." / "shared")) / "data" / "external"
 TILES = EXTERNAL / "physion_neurips2021" / "tiles"
 REAL = EXTERNAL / "real_clips" / "oliverius_gravity_ball_drop.mp4"
-CONF = Path(__file__).resolve().parents[2] / "conf"
 
 TILE_PROMPTS = {
     "dominoes": "A row of dominoes topples over one after another.",
@@ -23,17 +22,6 @@ TILE_PROMPTS = {
     "link": "A chain of rings falls onto the floor.",
     "drape": "A cloth falls and drapes over a box.",
 }
-
-
-@pytest.fixture(scope="module")
-def components():
-    from hydra import compose, initialize_config_dir
-
-    from critic.run import build_components
-
-    with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
-        cfg = compose(config_name="critic_app", overrides=["report=false", "progress=false"])
-    return build_components(cfg)
 
 
 @pytest.mark.skipif(not TILES.is_dir(), reason="external Physion tiles not available")

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-CONF = Path(__file__).resolve().parents[2] / "conf"
 
 SCENES = {
     "thrown_ball": "A red ball is thrown, bounces off the wall and lands on the floor.",
@@ -14,17 +11,6 @@ SCENES = {
     "dominoes": "A row of dominoes falls over one after another.",
     "collision": "A red ball rolls and hits a blue ball.",
 }
-
-
-@pytest.fixture(scope="module")
-def components():
-    from hydra import compose, initialize_config_dir
-
-    from critic.run import build_components
-
-    with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
-        cfg = compose(config_name="critic_app", overrides=["report=false", "progress=false"])
-    return build_components(cfg)
 
 
 def render(name: str, width: int = 212, height: int = 120):

@@ -123,9 +123,10 @@ def test_pinhole_projection():
     cam = CameraSpec(eye_m=(0, -5, 1), target_m=(0, 0, 1), fov_deg=50, width_px=848, height_px=480)
     f = 240 / math.tan(math.radians(25))
     uv, depth = project(cam, np.array([[0, 0, 1], [1, 0, 1], [0, 0, 2], [0, -6, 1]]))
-    np.testing.assert_allclose(uv[0], [424, 240])
-    np.testing.assert_allclose(uv[1], [424 + f / 5, 240])
-    np.testing.assert_allclose(uv[2], [424, 240 - f / 5])
+    # TinyRenderer's convention: row r sits at screen y = H - 1 - r, so the optical axis is row H/2 - 1.
+    np.testing.assert_allclose(uv[0], [424, 239])
+    np.testing.assert_allclose(uv[1], [424 + f / 5, 239])
+    np.testing.assert_allclose(uv[2], [424, 239 - f / 5])
     np.testing.assert_allclose(depth[:3], [5, 5, 5])
     assert np.all(np.isnan(uv[3])) and depth[3] < 0
 

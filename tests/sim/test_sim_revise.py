@@ -7,8 +7,7 @@ The LLM tests start a small OpenAI-compatible HTTP server on 127.0.0.1 *inside t
 import json
 import math
 import socket
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import sys
 from pathlib import Path
 
 import pytest
@@ -17,6 +16,9 @@ from sim.authors import LLMAuthor, NumericAuthor
 from sim.engine import EngineSettings
 from sim.io import load_request
 from sim.revise import run_revision_loop
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from openai_stub import ScriptedServer  # noqa: E402
 
 CONF = Path(__file__).resolve().parents[2] / "conf" / "request"
 
@@ -69,54 +71,8 @@ def test_budget_ends_the_loop_and_keeps_the_best(throw_request):
 
 
 # ------------------------------------------------------------------------------------------------
-# A scripted OpenAI-compatible server on 127.0.0.1 (started by the test; replies are fixed in advance).
+# The LLM author against a scripted OpenAI-compatible server (tests/openai_stub.py; replies fixed in advance).
 # ------------------------------------------------------------------------------------------------
-
-
-class ScriptedServer:
-    def __init__(self, replies):
-        self.replies = list(replies)
-        self.received = []
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):  # noqa: N802 - http.server API
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                server.received.append((self.path, body))
-                content = server.replies.pop(0) if len(server.replies) > 1 else server.replies[0]
-                if isinstance(content, bytes):  # a raw body: not a chat completion at all
-                    payload = content
-                else:
-                    payload = json.dumps({
-                        "id": "chatcmpl-scripted", "object": "chat.completion", "created": 0,
-                        "model": body["model"],
-                        "choices": [{"index": 0, "finish_reason": "stop",
-                                     "message": {"role": "assistant", "content": content}}],
-                        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
-                    }).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-
-            def log_message(self, *args):
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-
-    @property
-    def base_url(self):
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.httpd.shutdown()
-        self.httpd.server_close()
 
 
 def _speed_for_target(x_target, angle_deg, height=1.0, radius=0.1, g=9.81):
