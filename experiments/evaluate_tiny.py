@@ -44,7 +44,7 @@ class TinyEvaluation:
     num_steps: int = 20
     release_steps: list[int] = field(default_factory=lambda: [0, 2, 4, 6, 8, 10, 12, 14, 16, 20])
     guidance_scale: float = 5.0
-    max_sequence_length: int = 64
+    max_sequence_length: int = 160
     pass_threshold: float = 0.9
     retention_threshold: float = 0.7
     min_frames: int = 3

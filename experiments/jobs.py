@@ -38,6 +38,20 @@ EXIT_STOPPED = 75
 _jobs_finished_in_process = 0
 
 
+def generation_kwargs(cfg) -> dict[str, Any]:
+    """Keyword arguments of the generator call of a job: the probe's mode, the prompt length and guidance the
+    generator config says the model is meant for (``generator.max_sequence_length``, ``generator.guidance_scale``),
+    then ``generation.*`` (which overrides them)."""
+    kwargs: dict[str, Any] = {"mode": str(OmegaConf.select(cfg, "probe.mode", default="skip"))}
+    if OmegaConf.select(cfg, "generator.max_sequence_length") is not None:
+        kwargs["max_sequence_length"] = int(cfg.generator.max_sequence_length)
+    if OmegaConf.select(cfg, "generator.guidance_scale") is not None:
+        kwargs["guidance_scale"] = float(cfg.generator.guidance_scale)
+    if cfg.get("generation"):
+        kwargs.update(_config_dict(cfg.generation))
+    return kwargs
+
+
 @dataclass(frozen=True)
 class JobContext:
     """Where a job runs: its directory, the sweep root (== job dir for a single run), its name and the
@@ -172,8 +186,7 @@ class ReleasePointJob:
                               group_release_steps=release_steps, shared_dir=ctx.sweep_dir,
                               generator_key=sha256_json(generator_cfg),
                               negative_prompt=cfg.get("negative_prompt"),
-                              extra={"mode": str(OmegaConf.select(cfg, "probe.mode", default="skip")),
-                                     **(_config_dict(cfg.generation) if cfg.get("generation") else {})})
+                              extra=generation_kwargs(cfg))
         pipe_holder: dict[str, Any] = {}
 
         def generator_factory():

@@ -288,7 +288,7 @@ def size_word(radius_px: float) -> str:
 def prompt_for(desc: dict[str, Any]) -> str:
     """A prompt naming motion first, then appearance, e.g. "a red ball is thrown to the left and bounces; a
     small ball on a grey floor, pale background". The motion comes first because the tiny generator reads only
-    the first ``max_sequence_length`` bytes (64 by default)."""
+    the first ``max_sequence_length`` bytes (160 for the shipped model)."""
     side = "right" if desc["direction"] > 0 else "left"
     colour = desc["ball_colour"]
     if desc["template"] == "thrown_ball":

@@ -149,12 +149,15 @@ def load_wan_vace_dir(path: str | Path, *, transformer_dtype: str = "bfloat16", 
 @dataclass
 class GeneratorBuilder:
     """Settings shared by all generators. ``height``/``width``/``num_frames``: the size requested from the model
-    (``None``: the control video's own size); ``max_sequence_length``: prompt tokens."""
+    (``None``: the control video's own size); ``max_sequence_length``: prompt tokens; ``guidance_scale``: the
+    classifier-free guidance the model is meant to run with (Wan's 5.0; the tiny model's card says its own).
+    Commands use these unless told otherwise."""
 
     height: int | None = None
     width: int | None = None
     num_frames: int | None = None
     max_sequence_length: int = 512
+    guidance_scale: float = 5.0
 
     def load(self):  # pragma: no cover - abstract
         raise NotImplementedError

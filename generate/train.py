@@ -9,16 +9,17 @@ Stages, each resumable from the checkpoint in ``workdir`` (re-run with ``workdir
    the per-pixel median, for hundreds of steps and the ball vanishes), plus a small KL term. The decoder sees the posterior mean (sampling it at the initial unit variance drowned the
    signal and stalled training on a CPU budget); the pipeline encodes with the mode too. Then the latent normalisation (``latents_mean``/``latents_std`` in the VAE config, as Wan
    keeps them) is measured on the data set.
-3. **encode**: every clip once through the frozen VAE and text encoder: clean video latents (T' = (T-1)/4+1
-   latent frames), the control latents prepared exactly as ``WanVACEPipeline`` prepares them (the control
+3. **encode**: every clip once through the frozen VAE and text encoder: clean video latents (T' = (T-1)/t+1
+   latent frames, t the VAE's temporal factor), the control latents prepared exactly as ``WanVACEPipeline`` prepares them (the control
    replicated to RGB, an all-white mask, inactive + reactive latents and the folded mask), and the prompt
-   embeddings (ByT5 bytes through the frozen, randomly initialised tiny UMT5, padded to ``max_sequence_length``
+   embeddings (ByT5 bytes through the tiny UMT5 at its seeded initialisation, padded to ``max_sequence_length``
    like the pipeline).
 4. **transformer**: ``WanVACETransformer3DModel`` with the rectified-flow objective of Wan: x_t = (1 - s) x_0
    + s e, target e - x_0, timestep 1000 s, s drawn from the shifted distribution the sampler uses. Per-sample
    control dropout (the VACE hints of a sample are scaled by 0: the same arithmetic as the probe's skip path),
    so the same weights generate with and without control, and prompt dropout (empty prompt) for guidance.
-   An exponential moving average of the weights is what ships.
+   Optionally (``train_text_encoder``) the tiny text encoder learns with it. An exponential moving average of
+   the weights is what ships.
 5. **export**: a diffusers ``WanVACEPipeline`` directory (safetensors; ByT5 tokenizer saved) plus
    ``MODEL_CARD.md``; copied to ``export_dir`` when set (``generate/pretrained`` for the shipped model).
 
@@ -121,7 +122,9 @@ class VAETraining:
 @dataclass
 class TransformerTraining:
     """Diffusion stage. ``model``: ``WanVACETransformer3DModel`` keyword arguments; ``text_encoder``:
-    ``UMT5Config`` keyword arguments (the encoder stays frozen at its seeded random initialisation)."""
+    ``UMT5Config`` keyword arguments. With ``train_text_encoder`` the tiny UMT5 is trained with the transformer
+    (same optimiser, its own moving average, shipped with it); otherwise it stays frozen at its seeded random
+    initialisation and the prompt embeddings are computed once."""
 
     model: dict[str, Any]
     text_encoder: dict[str, Any]
@@ -136,6 +139,7 @@ class TransformerTraining:
     text_dropout: float = 0.1
     ball_weight: float = 3.0
     max_sequence_length: int = 512
+    train_text_encoder: bool = False
     checkpoint_every: int = 200
     log_every: int = 20
 
@@ -345,6 +349,8 @@ def encode_dataset(pipe, arrays: dict[str, np.ndarray], prompts: list[str], *, m
         reference = pipe.prepare_video_latents(video, mask, refs, None, "cpu")
         torch.testing.assert_close(ctrl[-1][:, :2 * z_dim], reference, rtol=1e-5, atol=1e-5)
     unique = sorted(set(prompts))
+    ids, attention = prompt_tokens(pipe, unique, max_sequence_length)
+    empty_ids, empty_attention = prompt_tokens(pipe, [""], max_sequence_length)
     embeds = []
     for lo in range(0, len(unique), 16):
         e, _ = pipe.encode_prompt(unique[lo:lo + 16], do_classifier_free_guidance=False,
@@ -361,7 +367,24 @@ def encode_dataset(pipe, arrays: dict[str, np.ndarray], prompts: list[str], *, m
     ball = F.max_pool3d(mask, kernel_size=(vt, vs, vs), stride=(vt, vs, vs))
     return {"x0": torch.cat(x0).float(), "control": torch.cat(ctrl).float(), "text": torch.cat(embeds).float(),
             "ball": ball,
-            "text_index": torch.tensor([lookup[p] for p in prompts]), "empty": empty.float()}
+            "text_index": torch.tensor([lookup[p] for p in prompts]), "empty": empty.float(),
+            "text_ids": ids, "text_mask": attention, "empty_ids": empty_ids, "empty_mask": empty_attention}
+
+
+def prompt_tokens(pipe, prompts: list[str], max_sequence_length: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Token ids and attention mask (P, L) exactly as ``WanVACEPipeline._get_t5_prompt_embeds`` makes them."""
+    from diffusers.pipelines.wan.pipeline_wan_vace import prompt_clean
+
+    out = pipe.tokenizer([prompt_clean(p) for p in prompts], padding="max_length", max_length=max_sequence_length,
+                         truncation=True, add_special_tokens=True, return_attention_mask=True, return_tensors="pt")
+    return out.input_ids, out.attention_mask
+
+
+def prompt_embeddings(text_encoder, ids: torch.Tensor, attention: torch.Tensor) -> torch.Tensor:
+    """(P, L, D) prompt embeddings as the pipeline computes them (the encoder's states up to each prompt's
+    length, zeros after it), differentiable, so the text encoder can be trained."""
+    states = text_encoder(ids, attention).last_hidden_state
+    return states * attention.unsqueeze(-1).to(states.dtype)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -401,24 +424,37 @@ def flow_matching_loss(transformer, batch: dict[str, torch.Tensor], *, shift: fl
 
 
 def train_transformer(cfg: TransformerTraining, encoded: dict[str, torch.Tensor], workdir: Path, *, seed: int,
-                      log: MetricsLog, progress: bool = True, stop_step: int | None = None):
-    """Train (or resume) the VACE transformer; returns the EMA weights in a transformer (eval mode) and the
-    number of steps done. ``stop_step`` ends the run early (the learning-rate schedule still spans
-    ``cfg.steps``; a later run without it continues where this one stopped)."""
+                      log: MetricsLog, progress: bool = True, stop_step: int | None = None, text_encoder=None):
+    """Train (or resume) the VACE transformer (and, with ``cfg.train_text_encoder``, ``text_encoder``, which
+    must then be given); returns the EMA transformer (eval mode), the EMA text encoder (``None`` when it is
+    not trained) and the number of steps done. ``stop_step`` ends the run early (the learning-rate schedule
+    still spans ``cfg.steps``; a later run without it continues where this one stopped)."""
+    import copy
+
     transformer = build_transformer(cfg.model, seed)
     ema = build_transformer(cfg.model, seed)
     ema.load_state_dict(transformer.state_dict())
     ema.requires_grad_(False)
-    decay_params = [p for n_, p in transformer.named_parameters() if p.ndim >= 2]
-    other_params = [p for n_, p in transformer.named_parameters() if p.ndim < 2]
+    modules = {"model": transformer}
+    averages = {"ema": ema}
+    if cfg.train_text_encoder:
+        if text_encoder is None:
+            raise ValueError("train_text_encoder needs the text encoder")
+        text_encoder = copy.deepcopy(text_encoder).train().requires_grad_(True)
+        text_ema = copy.deepcopy(text_encoder).eval().requires_grad_(False)
+        modules["text_encoder"] = text_encoder
+        averages["text_encoder_ema"] = text_ema
+    named = [(n_, p) for m in modules.values() for n_, p in m.named_parameters()]
+    decay_params = [p for n_, p in named if p.ndim >= 2]
+    other_params = [p for n_, p in named if p.ndim < 2]
     opt = torch.optim.AdamW([{"params": decay_params, "weight_decay": cfg.weight_decay},
                              {"params": other_params, "weight_decay": 0.0}], lr=cfg.lr, betas=(0.9, 0.99))
     ckpt = workdir / "transformer_state.pt"
     start = 0
     if ckpt.is_file():
         state = torch.load(ckpt, weights_only=False)
-        transformer.load_state_dict(state["model"])
-        ema.load_state_dict(state["ema"])
+        for key, module in {**modules, **averages}.items():
+            module.load_state_dict(state[key])
         opt.load_state_dict(state["optimizer"])
         start = int(state["step"])
     n = encoded["x0"].shape[0]
@@ -433,8 +469,15 @@ def train_transformer(cfg: TransformerTraining, encoded: dict[str, torch.Tensor]
         idx = torch.randint(0, n, (cfg.batch_size,), generator=g)
         keep_control = (torch.rand(cfg.batch_size, generator=g) >= cfg.control_dropout).float()
         drop_text = torch.rand(cfg.batch_size, generator=g) < cfg.text_dropout
-        text = encoded["text"][encoded["text_index"][idx]]
-        text = torch.where(drop_text.view(-1, 1, 1), encoded["empty"].expand_as(text), text)
+        if cfg.train_text_encoder:
+            ids = encoded["text_ids"][encoded["text_index"][idx]]
+            attention = encoded["text_mask"][encoded["text_index"][idx]]
+            ids = torch.where(drop_text.view(-1, 1), encoded["empty_ids"].expand_as(ids), ids)
+            attention = torch.where(drop_text.view(-1, 1), encoded["empty_mask"].expand_as(attention), attention)
+            text = prompt_embeddings(text_encoder, ids, attention)
+        else:
+            text = encoded["text"][encoded["text_index"][idx]]
+            text = torch.where(drop_text.view(-1, 1, 1), encoded["empty"].expand_as(text), text)
         batch = {"x0": encoded["x0"][idx], "control": encoded["control"][idx], "text": text,
                  "ball": encoded["ball"][idx]}
         for group in opt.param_groups:
@@ -443,23 +486,24 @@ def train_transformer(cfg: TransformerTraining, encoded: dict[str, torch.Tensor]
                                   ball_weight=cfg.ball_weight)
         opt.zero_grad(set_to_none=True)
         loss.backward()
-        torch.nn.utils.clip_grad_norm_(transformer.parameters(), 1.0)
+        torch.nn.utils.clip_grad_norm_([p for _, p in named], 1.0)
         opt.step()
         with torch.no_grad():
             # Early on the average follows the weights closely (a short run still ships a useful EMA).
             d = min(cfg.ema_decay, (1 + step) / (10 + step))
-            for pe, pm in zip(ema.parameters(), transformer.parameters()):
-                pe.lerp_(pm, 1 - d)
+            for average, module in zip(averages.values(), modules.values()):
+                for pe, pm in zip(average.parameters(), module.parameters()):
+                    pe.lerp_(pm, 1 - d)
         running = loss.item() if running is None else 0.95 * running + 0.05 * loss.item()
         if (step + 1) % cfg.log_every == 0 or step + 1 == end:
             log.log("transformer", step + 1, loss=loss.item(), loss_smooth=running,
                     seconds=time.perf_counter() - tic)
             bar.set_postfix(loss=f"{running:.4f}")
         if (step + 1) % cfg.checkpoint_every == 0 or step + 1 == end:
-            save_state(ckpt, {"model": transformer.state_dict(), "ema": ema.state_dict(),
+            save_state(ckpt, {**{k: m.state_dict() for k, m in {**modules, **averages}.items()},
                               "optimizer": opt.state_dict(), "step": step + 1})
     bar.close()
-    return ema.eval(), end
+    return ema.eval(), averages.get("text_encoder_ema"), end
 
 
 # --------------------------------------------------------------------------------------------------
@@ -523,8 +567,12 @@ def model_card(summary: dict[str, Any]) -> str:
         f"schedule) of {s['transformer']['batch_size']}, control dropout "
         f"{s['transformer']['control_dropout']}, prompt dropout {s['transformer']['text_dropout']}, flow shift "
         f"{s['transformer']['flow_shift']}, {s['transformer']['seconds'] / 60:.1f} min",
-        "- Text encoder: tiny `UMT5EncoderModel` over ByT5 bytes, frozen at its seeded random initialisation "
-        "(the transformer learns to read its features); `ByT5Tokenizer` (no vocabulary file).",
+        ("- Text encoder: tiny `UMT5EncoderModel` over ByT5 bytes, trained with the transformer (EMA weights); "
+         if s["transformer"].get("text_encoder_trained") else
+         "- Text encoder: tiny `UMT5EncoderModel` over ByT5 bytes, frozen at its seeded random initialisation "
+         "(the transformer learns to read its features); ")
+        + f"`ByT5Tokenizer` (no vocabulary file); prompts up to {s['transformer'].get('max_sequence_length', 512)} "
+        "bytes.",
         f"- Training time: {s['total_seconds'] / 60:.1f} min wall on a 2-vCPU machine, one torch thread (the stages "
         "of the last run; a stage resumed from a checkpoint counts only its last leg).",
         f"- Software: torch {torch.__version__}, diffusers {s['versions']['diffusers']}, "
@@ -535,7 +583,8 @@ def model_card(summary: dict[str, Any]) -> str:
         "",
         f"Generate at {s['data']['height_px']}x{s['data']['width_px']}, {s['data']['num_frames']} frames, with a "
         "depth control video of that size (`control.depth.DepthControl`), e.g. 20 UniPC steps "
-        "(`generate.pipeline.generate_clip`, `max_sequence_length` 512 as in training). Prompts like the training "
+        f"(`generate.pipeline.generate_clip`, `max_sequence_length` {s['transformer'].get('max_sequence_length', 512)} "
+        "as in training). Prompts like the training "
         "ones work best: \"a red ball is thrown to the left and bounces; a medium-sized ball on a grey floor, "
         "pale background\".",
         "",
@@ -590,9 +639,11 @@ def run_training(*, data, vae_cfg: VAETraining, transformer_cfg: TransformerTrai
         save_state(cache, encoded)
     if stop_after == "encode":
         return TrainResult(workdir, workdir / "pipeline")
-    ema, steps_done = timed("transformer", lambda: train_transformer(
-        transformer_cfg, encoded, workdir, seed=seed, log=log, progress=progress, stop_step=transformer_stop_step))
-    pipe = assemble_pipeline(vae, text_encoder, ema, flow_shift=transformer_cfg.flow_shift)
+    ema, text_ema, steps_done = timed("transformer", lambda: train_transformer(
+        transformer_cfg, encoded, workdir, seed=seed, log=log, progress=progress, stop_step=transformer_stop_step,
+        text_encoder=text_encoder))
+    pipe = assemble_pipeline(vae, text_encoder if text_ema is None else text_ema, ema,
+                             flow_shift=transformer_cfg.flow_shift)
     sampler = data.sampler
     summary = {
         "command": command,
@@ -605,6 +656,8 @@ def run_training(*, data, vae_cfg: VAETraining, transformer_cfg: TransformerTrai
         "transformer": {"params": param_count(ema), "steps": steps_done, "schedule_steps": transformer_cfg.steps,
                         "batch_size": transformer_cfg.batch_size, "control_dropout": transformer_cfg.control_dropout,
                         "text_dropout": transformer_cfg.text_dropout, "flow_shift": transformer_cfg.flow_shift,
+                        "text_encoder_trained": bool(transformer_cfg.train_text_encoder),
+                        "max_sequence_length": transformer_cfg.max_sequence_length,
                         "seconds": timings.get("transformer", 0.0)},
         "total_seconds": sum(timings.values()),
         "notes": card_notes,

@@ -91,8 +91,33 @@ def test_resume_equals_an_uninterrupted_run(tmp_path, monkeypatch):
     a = torch.load(tmp_path / "straight" / "transformer_state.pt", weights_only=False)
     b = torch.load(tmp_path / "resumed" / "transformer_state.pt", weights_only=False)
     assert a["step"] == b["step"] == tr_cfg.steps
-    for key in a["ema"]:
-        torch.testing.assert_close(a["ema"][key], b["ema"][key], rtol=0, atol=0)
+    assert tr_cfg.train_text_encoder  # the smoke config trains the text encoder too: its state resumes as well
+    for part in ("ema", "text_encoder_ema"):
+        for key in a[part]:
+            torch.testing.assert_close(a[part][key], b[part][key], rtol=0, atol=0)
+
+
+def test_trained_text_encoder_ships_and_prompt_embeddings_match_the_pipeline(tmp_path):
+    """The training-side embedding (differentiable) equals the pipeline's ``encode_prompt``, and the shipped
+    text encoder is the trained one (not the initialisation)."""
+    from diffusers import WanVACEPipeline
+
+    data, vae_cfg, tr_cfg = smoke(tmp_path)
+    train.run_training(data=data, vae_cfg=vae_cfg, transformer_cfg=tr_cfg, workdir=tmp_path / "work", seed=0,
+                       export_dir=None, command="test", progress=False)
+    pipe = WanVACEPipeline.from_pretrained(tmp_path / "work" / "pipeline", local_files_only=True)
+    prompts = ["a red ball is thrown to the left and bounces", "", "a blue ball rolls down a ramp"]
+    ids, attention = train.prompt_tokens(pipe, prompts, tr_cfg.max_sequence_length)
+    with torch.no_grad():
+        ours = train.prompt_embeddings(pipe.text_encoder, ids, attention)
+    theirs, _ = pipe.encode_prompt(prompts, do_classifier_free_guidance=False,
+                                   max_sequence_length=tr_cfg.max_sequence_length, device="cpu")
+    torch.testing.assert_close(ours, theirs, rtol=1e-6, atol=1e-6)
+    initial = train.build_text_encoder(tr_cfg.text_encoder, 0)
+    moved = [not torch.equal(a, b) for a, b in zip(pipe.text_encoder.state_dict().values(),
+                                                   initial.state_dict().values())]
+    assert any(moved)
+    assert "trained with the transformer" in (tmp_path / "work" / "pipeline" / "MODEL_CARD.md").read_text()
 
 
 def test_flow_matching_control_dropout_is_the_skip_path():
