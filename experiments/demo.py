@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     # 1. physics request -> revised scene
     sim_dir = root / "sim"
     _run("sim", ["-m", "sim", f"hydra.run.dir={sim_dir}", f"budget={args.budget}", "progress=false",
-                 f"+request.scene.ball_radius_m={args.ball_radius}"], logs)
+                 f"++request.scene.ball_radius_m={args.ball_radius}"], logs)
     predicates = read_json(sim_dir / "predicates.json")
     revisions = (sim_dir / "revisions.jsonl").read_text().splitlines()
 

@@ -29,6 +29,7 @@ from a generator seeded with (seed, stage, k), so a resumed run takes the same p
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 import shutil
@@ -312,8 +313,9 @@ def set_latent_normalisation(vae, rgb: np.ndarray, max_clips: int = 200, batch: 
 def encode_dataset(pipe, arrays: dict[str, np.ndarray], prompts: list[str], *, max_sequence_length: int,
                    progress: bool = True) -> dict[str, torch.Tensor]:
     """``x0`` (N, z, T', h, w) normalised latents; ``control`` (N, 2z + s^2, T', h, w) conditioning latents as
-    the pipeline builds them; ``text`` (P, L, D) prompt embeddings and ``text_index`` (N,) into them; ``empty``
-    (1, L, D) the empty prompt's embedding (the unconditional branch of guidance)."""
+    the pipeline builds them; ``ball`` (N, 1, T', h, w) the ball's latent cells; the P distinct prompts plus the
+    empty one (row P, the unconditional branch of guidance) as ``text_ids``/``text_mask`` (P+1, L) tokens and
+    ``text`` (P+1, L, D) their embeddings by the initial text encoder; ``text_index`` (N,) a clip's row."""
     from control.types import ControlVideo
     from generate.pipeline import control_images
 
@@ -349,15 +351,9 @@ def encode_dataset(pipe, arrays: dict[str, np.ndarray], prompts: list[str], *, m
         reference = pipe.prepare_video_latents(video, mask, refs, None, "cpu")
         torch.testing.assert_close(ctrl[-1][:, :2 * z_dim], reference, rtol=1e-5, atol=1e-5)
     unique = sorted(set(prompts))
-    ids, attention = prompt_tokens(pipe, unique, max_sequence_length)
-    empty_ids, empty_attention = prompt_tokens(pipe, [""], max_sequence_length)
-    embeds = []
-    for lo in range(0, len(unique), 16):
-        e, _ = pipe.encode_prompt(unique[lo:lo + 16], do_classifier_free_guidance=False,
-                                  max_sequence_length=max_sequence_length, device="cpu")
-        embeds.append(e)
-    empty, _ = pipe.encode_prompt("", do_classifier_free_guidance=False, max_sequence_length=max_sequence_length,
-                                  device="cpu")
+    ids, attention = prompt_tokens(pipe, [*unique, ""], max_sequence_length)
+    text = torch.cat([prompt_embeddings(pipe.text_encoder, ids[lo:lo + 16], attention[lo:lo + 16])
+                      for lo in range(0, ids.shape[0], 16)])
     lookup = {p: k for k, p in enumerate(unique)}
     # The ball's footprint on the latent grid: a latent cell is "ball" when any pixel of any frame it covers is.
     vt = pipe.vae_scale_factor_temporal
@@ -365,10 +361,8 @@ def encode_dataset(pipe, arrays: dict[str, np.ndarray], prompts: list[str], *, m
     mask = torch.from_numpy(arrays["mask"]).float().unsqueeze(1)  # (N, 1, T, H, W)
     mask = torch.cat([mask[:, :, :1].expand(-1, -1, vt, -1, -1), mask], dim=2)  # first frame is its own latent
     ball = F.max_pool3d(mask, kernel_size=(vt, vs, vs), stride=(vt, vs, vs))
-    return {"x0": torch.cat(x0).float(), "control": torch.cat(ctrl).float(), "text": torch.cat(embeds).float(),
-            "ball": ball,
-            "text_index": torch.tensor([lookup[p] for p in prompts]), "empty": empty.float(),
-            "text_ids": ids, "text_mask": attention, "empty_ids": empty_ids, "empty_mask": empty_attention}
+    return {"x0": torch.cat(x0).float(), "control": torch.cat(ctrl).float(), "ball": ball, "text": text.float(),
+            "text_ids": ids, "text_mask": attention, "text_index": torch.tensor([lookup[p] for p in prompts])}
 
 
 def prompt_tokens(pipe, prompts: list[str], max_sequence_length: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -429,8 +423,6 @@ def train_transformer(cfg: TransformerTraining, encoded: dict[str, torch.Tensor]
     must then be given); returns the EMA transformer (eval mode), the EMA text encoder (``None`` when it is
     not trained) and the number of steps done. ``stop_step`` ends the run early (the learning-rate schedule
     still spans ``cfg.steps``; a later run without it continues where this one stopped)."""
-    import copy
-
     transformer = build_transformer(cfg.model, seed)
     ema = build_transformer(cfg.model, seed)
     ema.load_state_dict(transformer.state_dict())
@@ -444,9 +436,9 @@ def train_transformer(cfg: TransformerTraining, encoded: dict[str, torch.Tensor]
         text_ema = copy.deepcopy(text_encoder).eval().requires_grad_(False)
         modules["text_encoder"] = text_encoder
         averages["text_encoder_ema"] = text_ema
-    named = [(n_, p) for m in modules.values() for n_, p in m.named_parameters()]
-    decay_params = [p for n_, p in named if p.ndim >= 2]
-    other_params = [p for n_, p in named if p.ndim < 2]
+    params = [p for m in modules.values() for p in m.parameters()]
+    decay_params = [p for p in params if p.ndim >= 2]
+    other_params = [p for p in params if p.ndim < 2]
     opt = torch.optim.AdamW([{"params": decay_params, "weight_decay": cfg.weight_decay},
                              {"params": other_params, "weight_decay": 0.0}], lr=cfg.lr, betas=(0.9, 0.99))
     ckpt = workdir / "transformer_state.pt"
@@ -458,6 +450,7 @@ def train_transformer(cfg: TransformerTraining, encoded: dict[str, torch.Tensor]
         opt.load_state_dict(state["optimizer"])
         start = int(state["step"])
     n = encoded["x0"].shape[0]
+    empty_row = encoded["text_ids"].shape[0] - 1
     transformer.train()
     end = cfg.steps if stop_step is None else max(start, min(cfg.steps, int(stop_step)))
     bar = tqdm(range(start, end), initial=start, total=cfg.steps, desc="transformer", unit="step",
@@ -469,15 +462,12 @@ def train_transformer(cfg: TransformerTraining, encoded: dict[str, torch.Tensor]
         idx = torch.randint(0, n, (cfg.batch_size,), generator=g)
         keep_control = (torch.rand(cfg.batch_size, generator=g) >= cfg.control_dropout).float()
         drop_text = torch.rand(cfg.batch_size, generator=g) < cfg.text_dropout
+        # A dropped prompt is the empty one, the last row of the prompt table.
+        rows = torch.where(drop_text, empty_row, encoded["text_index"][idx])
         if cfg.train_text_encoder:
-            ids = encoded["text_ids"][encoded["text_index"][idx]]
-            attention = encoded["text_mask"][encoded["text_index"][idx]]
-            ids = torch.where(drop_text.view(-1, 1), encoded["empty_ids"].expand_as(ids), ids)
-            attention = torch.where(drop_text.view(-1, 1), encoded["empty_mask"].expand_as(attention), attention)
-            text = prompt_embeddings(text_encoder, ids, attention)
+            text = prompt_embeddings(text_encoder, encoded["text_ids"][rows], encoded["text_mask"][rows])
         else:
-            text = encoded["text"][encoded["text_index"][idx]]
-            text = torch.where(drop_text.view(-1, 1, 1), encoded["empty"].expand_as(text), text)
+            text = encoded["text"][rows]
         batch = {"x0": encoded["x0"][idx], "control": encoded["control"][idx], "text": text,
                  "ball": encoded["ball"][idx]}
         for group in opt.param_groups:
@@ -486,7 +476,7 @@ def train_transformer(cfg: TransformerTraining, encoded: dict[str, torch.Tensor]
                                   ball_weight=cfg.ball_weight)
         opt.zero_grad(set_to_none=True)
         loss.backward()
-        torch.nn.utils.clip_grad_norm_([p for _, p in named], 1.0)
+        torch.nn.utils.clip_grad_norm_(params, 1.0)
         opt.step()
         with torch.no_grad():
             # Early on the average follows the weights closely (a short run still ships a useful EMA).
@@ -568,10 +558,10 @@ def model_card(summary: dict[str, Any]) -> str:
         f"{s['transformer']['control_dropout']}, prompt dropout {s['transformer']['text_dropout']}, flow shift "
         f"{s['transformer']['flow_shift']}, {s['transformer']['seconds'] / 60:.1f} min",
         ("- Text encoder: tiny `UMT5EncoderModel` over ByT5 bytes, trained with the transformer (EMA weights); "
-         if s["transformer"].get("text_encoder_trained") else
+         if s["transformer"]["text_encoder_trained"] else
          "- Text encoder: tiny `UMT5EncoderModel` over ByT5 bytes, frozen at its seeded random initialisation "
          "(the transformer learns to read its features); ")
-        + f"`ByT5Tokenizer` (no vocabulary file); prompts up to {s['transformer'].get('max_sequence_length', 512)} "
+        + f"`ByT5Tokenizer` (no vocabulary file); prompts up to {s['transformer']['max_sequence_length']} "
         "bytes.",
         f"- Training time: {s['total_seconds'] / 60:.1f} min wall on a 2-vCPU machine, one torch thread (the stages "
         "of the last run; a stage resumed from a checkpoint counts only its last leg).",
@@ -583,7 +573,7 @@ def model_card(summary: dict[str, Any]) -> str:
         "",
         f"Generate at {s['data']['height_px']}x{s['data']['width_px']}, {s['data']['num_frames']} frames, with a "
         "depth control video of that size (`control.depth.DepthControl`), e.g. 20 UniPC steps "
-        f"(`generate.pipeline.generate_clip`, `max_sequence_length` {s['transformer'].get('max_sequence_length', 512)} "
+        f"(`generate.pipeline.generate_clip`, `max_sequence_length` {s['transformer']['max_sequence_length']} "
         "as in training). Prompts like the training "
         "ones work best: \"a red ball is thrown to the left and bounces; a medium-sized ball on a grey floor, "
         "pale background\".",

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 import torch
 
-PRETRAINED = Path(__file__).resolve().parents[2] / "generate" / "pretrained"
+ROOT = Path(__file__).resolve().parents[2]
+PRETRAINED = ROOT / "generate" / "pretrained"
 MAX_BYTES = 25 * 1024 * 1024
 
 pytestmark = pytest.mark.skipif(not (PRETRAINED / "model_index.json").is_file(),
@@ -52,8 +53,10 @@ def test_loads_as_float32_and_the_tiny_generator_uses_it(pipe):
 @pytest.mark.parametrize("direction", [1, -1])
 def test_generates_a_clip_that_follows_the_control(pipe, direction):
     """A depth disc thrown left to right (or back): the ball of the generated clip, found by the critic's tracker,
-    moves with it (Pearson r of x >= 0.9 over the frames it is seen in, seen in most frames). Settings as the
-    ``tiny`` generator's config: 160-byte prompts, guidance 3, 20 steps."""
+    moves with it (Pearson r of x >= 0.9 over the frames it is seen in, seen in most frames). Prompt length and
+    guidance from the ``tiny`` generator's config, 20 steps."""
+    from omegaconf import OmegaConf
+
     from control.types import ControlVideo
     from experiments.tracking import CriticObjectTracker
     from generate.pipeline import generate_clip
@@ -70,9 +73,11 @@ def test_generates_a_clip_that_follows_the_control(pipe, direction):
     control = ControlVideo(frames=frames, kind="depth", fps=8.0, object_names=("ball",), centers_px=centers,
                            near_m=np.ones(t), far_m=np.full(t, 2.0))
     side = "right" if direction > 0 else "left"
+    settings = OmegaConf.load(ROOT / "conf" / "generator" / "tiny.yaml")
     clip = generate_clip(pipe, control, f"a red ball is thrown to the {side} and bounces; a medium-sized ball on a "
-                         "grey floor, pale background", seed=0, num_steps=20, guidance_scale=3.0,
-                         max_sequence_length=160, progress=False)
+                         "grey floor, pale background", seed=0, num_steps=20,
+                         guidance_scale=float(settings.guidance_scale),
+                         max_sequence_length=int(settings.max_sequence_length), progress=False)
     assert clip.frames.shape == (t, h, w, 3) and clip.frames.dtype == np.uint8
     track = CriticObjectTracker(subject="ball")(np.asarray(clip.frames), 8.0, centers[:, 0])
     seen = np.asarray(track.visible) & ~np.asarray(track.coasted)

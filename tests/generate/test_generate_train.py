@@ -49,15 +49,21 @@ def test_mirror_reverses_the_direction():
     np.testing.assert_allclose(left[:, 2], right[:, 2], atol=1e-6)
 
 
-def test_training_runs_exports_and_loads_offline(tmp_path):
+@pytest.mark.parametrize("train_text_encoder", [True, False])
+def test_training_runs_exports_and_loads_offline(tmp_path, train_text_encoder):
+    from dataclasses import replace
+
     from diffusers import WanVACEPipeline
 
     data, vae_cfg, tr_cfg = smoke(tmp_path)
+    tr_cfg = replace(tr_cfg, train_text_encoder=train_text_encoder)
     res = train.run_training(data=data, vae_cfg=vae_cfg, transformer_cfg=tr_cfg, workdir=tmp_path / "work",
                              seed=0, export_dir=tmp_path / "shipped", command="test", progress=False)
     assert (tmp_path / "shipped" / "MODEL_CARD.md").is_file()
     assert list((tmp_path / "shipped").rglob("*.safetensors"))
-    assert "Command: `test`" in (tmp_path / "shipped" / "MODEL_CARD.md").read_text()
+    card = (tmp_path / "shipped" / "MODEL_CARD.md").read_text()
+    assert "Command: `test`" in card
+    assert ("trained with the transformer" if train_text_encoder else "frozen at its seeded random") in card
     pipe = WanVACEPipeline.from_pretrained(tmp_path / "shipped", local_files_only=True)
     # The VAE carries the latent statistics measured on the data (not the identity normalisation).
     assert pipe.vae.config.latents_std != [1.0] * len(pipe.vae.config.latents_std)
