@@ -35,7 +35,7 @@ import math
 import shutil
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -311,11 +311,12 @@ def set_latent_normalisation(vae, rgb: np.ndarray, max_clips: int = 200, batch: 
 
 @torch.no_grad()
 def encode_dataset(pipe, arrays: dict[str, np.ndarray], prompts: list[str], *, max_sequence_length: int,
-                   progress: bool = True) -> dict[str, torch.Tensor]:
+                   embed_text: bool = True, progress: bool = True) -> dict[str, torch.Tensor]:
     """``x0`` (N, z, T', h, w) normalised latents; ``control`` (N, 2z + s^2, T', h, w) conditioning latents as
     the pipeline builds them; ``ball`` (N, 1, T', h, w) the ball's latent cells; the P distinct prompts plus the
-    empty one (row P, the unconditional branch of guidance) as ``text_ids``/``text_mask`` (P+1, L) tokens and
-    ``text`` (P+1, L, D) their embeddings by the initial text encoder; ``text_index`` (N,) a clip's row."""
+    empty one (row P, the unconditional branch of guidance) as ``text_ids``/``text_mask`` (P+1, L) tokens and,
+    with ``embed_text`` (a frozen text encoder), ``text`` (P+1, L, D) their embeddings by the initial text
+    encoder; ``text_index`` (N,) a clip's row."""
     from control.types import ControlVideo
     from generate.pipeline import control_images
 
@@ -352,8 +353,10 @@ def encode_dataset(pipe, arrays: dict[str, np.ndarray], prompts: list[str], *, m
         torch.testing.assert_close(ctrl[-1][:, :2 * z_dim], reference, rtol=1e-5, atol=1e-5)
     unique = sorted(set(prompts))
     ids, attention = prompt_tokens(pipe, [*unique, ""], max_sequence_length)
-    text = torch.cat([prompt_embeddings(pipe.text_encoder, ids[lo:lo + 16], attention[lo:lo + 16])
-                      for lo in range(0, ids.shape[0], 16)])
+    text = None
+    if embed_text:
+        text = torch.cat([prompt_embeddings(pipe.text_encoder, ids[lo:lo + 16], attention[lo:lo + 16])
+                          for lo in range(0, ids.shape[0], 16)]).float()
     lookup = {p: k for k, p in enumerate(unique)}
     # The ball's footprint on the latent grid: a latent cell is "ball" when any pixel of any frame it covers is.
     vt = pipe.vae_scale_factor_temporal
@@ -361,8 +364,11 @@ def encode_dataset(pipe, arrays: dict[str, np.ndarray], prompts: list[str], *, m
     mask = torch.from_numpy(arrays["mask"]).float().unsqueeze(1)  # (N, 1, T, H, W)
     mask = torch.cat([mask[:, :, :1].expand(-1, -1, vt, -1, -1), mask], dim=2)  # first frame is its own latent
     ball = F.max_pool3d(mask, kernel_size=(vt, vs, vs), stride=(vt, vs, vs))
-    return {"x0": torch.cat(x0).float(), "control": torch.cat(ctrl).float(), "ball": ball, "text": text.float(),
-            "text_ids": ids, "text_mask": attention, "text_index": torch.tensor([lookup[p] for p in prompts])}
+    encoded = {"x0": torch.cat(x0).float(), "control": torch.cat(ctrl).float(), "ball": ball,
+               "text_ids": ids, "text_mask": attention, "text_index": torch.tensor([lookup[p] for p in prompts])}
+    if text is not None:
+        encoded["text"] = text
+    return encoded
 
 
 def prompt_tokens(pipe, prompts: list[str], max_sequence_length: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -585,6 +591,16 @@ def model_card(summary: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def encoding_key(*, data_sha256: str, vae_cfg: VAETraining, transformer_cfg: TransformerTraining, seed: int) -> str:
+    """sha256 of everything the encode stage's output depends on: the data, the autoencoder's training (its
+    weights are a pure function of it and the seed), the text encoder's initialisation and the prompt length.
+    Logging and checkpoint intervals do not count."""
+    vae = {k: v for k, v in asdict(vae_cfg).items() if k not in ("checkpoint_every", "log_every")}
+    return sha256_json({"data": data_sha256, "vae": vae, "seed": seed, "text_encoder": transformer_cfg.text_encoder,
+                        "max_sequence_length": transformer_cfg.max_sequence_length,
+                        "embed_text": not transformer_cfg.train_text_encoder})
+
+
 def run_training(*, data, vae_cfg: VAETraining, transformer_cfg: TransformerTraining, workdir: Path, seed: int,
                  export_dir: Path | None, command: str, metrics_sink=None, progress: bool = True,
                  stop_after: str | None = None, transformer_stop_step: int | None = None,
@@ -620,12 +636,18 @@ def run_training(*, data, vae_cfg: VAETraining, transformer_cfg: TransformerTrai
     pipe = assemble_pipeline(vae, text_encoder, build_transformer(transformer_cfg.model, seed),
                              flow_shift=transformer_cfg.flow_shift)
     cache = workdir / "encoded.pt"
-    if cache.is_file():
-        encoded = torch.load(cache, weights_only=False)
-    else:
-        encoded = timed("encode", lambda: encode_dataset(pipe, arrays, [r["prompt"] for r in index],
-                                                         max_sequence_length=transformer_cfg.max_sequence_length,
-                                                         progress=progress))
+    encode_key = encoding_key(data_sha256=dataset_fingerprint(data), vae_cfg=vae_cfg,
+                              transformer_cfg=transformer_cfg, seed=seed)
+    encoded = torch.load(cache, weights_only=False) if cache.is_file() else None
+    if encoded is not None and encoded.get("key") != encode_key:
+        # Same work folder, other data/autoencoder/prompt settings: the cached latents would silently be wrong.
+        print(f"{cache}: encoded with other settings; encoding again", file=sys.stderr)
+        encoded = None
+    if encoded is None:
+        encoded = timed("encode", lambda: encode_dataset(
+            pipe, arrays, [r["prompt"] for r in index], max_sequence_length=transformer_cfg.max_sequence_length,
+            embed_text=not transformer_cfg.train_text_encoder, progress=progress))
+        encoded["key"] = encode_key
         save_state(cache, encoded)
     if stop_after == "encode":
         return TrainResult(workdir, workdir / "pipeline")

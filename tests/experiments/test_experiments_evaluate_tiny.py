@@ -39,7 +39,8 @@ def test_evaluation_writes_every_figure(tmp_path):
     pipe = WanVACEPipeline.from_pretrained(tmp_path / "work" / "pipeline", local_files_only=True)
     held_out = instantiate(OmegaConf.load(CONF / "train" / "data" / "smoke.yaml"), root=str(tmp_path / "cache"),
                            seed=7, num_clips=2)
-    ev = TinyEvaluation(data=held_out, num_clips=2, num_steps=2, release_steps=[0, 1, 2], max_sequence_length=64)
+    ev = TinyEvaluation(data=held_out, num_clips=2, num_steps=2, release_steps=[0, 1, 2], guidance_scale=3.0,
+                        max_sequence_length=64)
     rep = evaluate(pipe, ev, progress=False)
     for key in ("autoencoder_ceiling", "full_control", "no_control", "ground_truth_tracking"):
         assert rep[key]["clips"] == 2 and 0.0 <= rep[key]["pass_rate"] <= 1.0

@@ -103,6 +103,30 @@ def test_resume_equals_an_uninterrupted_run(tmp_path, monkeypatch):
             torch.testing.assert_close(a[part][key], b[part][key], rtol=0, atol=0)
 
 
+def test_encoded_latents_are_reused_only_for_the_same_settings(tmp_path):
+    """A work folder's ``encoded.pt`` is kept while its inputs are unchanged and rebuilt when they change (here
+    the prompt length), so a changed setting never trains on stale latents."""
+    from dataclasses import replace
+
+    data, vae_cfg, tr_cfg = smoke(tmp_path)
+    kwargs = dict(data=data, vae_cfg=vae_cfg, workdir=tmp_path / "work", seed=0, export_dir=None, command="test",
+                  progress=False, stop_after="encode")
+    train.run_training(transformer_cfg=tr_cfg, **kwargs)
+    cache = tmp_path / "work" / "encoded.pt"
+    first = torch.load(cache, weights_only=False)
+    assert "text" not in first  # the trained text encoder embeds prompts itself: no frozen table is kept
+    assert first["text_ids"].shape[1] == tr_cfg.max_sequence_length
+    stamp = cache.stat().st_mtime_ns
+    train.run_training(transformer_cfg=tr_cfg, **kwargs)
+    assert cache.stat().st_mtime_ns == stamp
+
+    shorter = replace(tr_cfg, max_sequence_length=tr_cfg.max_sequence_length // 2)
+    train.run_training(transformer_cfg=shorter, **kwargs)
+    second = torch.load(cache, weights_only=False)
+    assert second["text_ids"].shape[1] == shorter.max_sequence_length and second["key"] != first["key"]
+    torch.testing.assert_close(second["x0"], first["x0"], rtol=0, atol=0)
+
+
 def test_trained_text_encoder_ships_and_prompt_embeddings_match_the_pipeline(tmp_path):
     """The training-side embedding (differentiable) equals the pipeline's ``encode_prompt``, and the shipped
     text encoder is the trained one (not the initialisation)."""
