@@ -12,7 +12,7 @@ axis, over the airborne window and after the first ground contact):
 * **without control** (i* = 0): whether the ball's mean sideways motion follows the prompt's direction.
 
 Writes ``report.json`` (every clip's scores), ``report.md`` (the figures) and ``release_sweep.png`` into the
-run directory. A clip "passes" when r >= ``pass_threshold`` on both axes in the airborne window; an
+run directory; with ``card=PATH/MODEL_CARD.md`` also the card's measured section and ``PATH/evaluation/``. A clip "passes" when r >= ``pass_threshold`` on both axes in the airborne window; an
 unmeasurable window counts as a failure (and as r = 0 in means).
 """
 
@@ -263,6 +263,71 @@ def report_markdown(rep: dict[str, Any], model: str) -> str:
     return "\n".join(rows)
 
 
+
+
+def card_section(rep: dict[str, Any]) -> str:
+    """The measured figures for a model card (between ``generate.train.EVALUATION_BEGIN`` and ``..._END``)."""
+    s = rep["settings"]
+
+    def line(name: str, f: dict[str, Any]) -> str:
+        return (f"| {name} | {f['pass']}/{f['clips']} ({100 * f['pass_rate']:.0f} %) | "
+                f"{f['median_r_airborne_x']:.3f} / {f['median_r_airborne_y']:.3f} | {f['mean_r_airborne']:.3f} |")
+
+    sweep = " -> ".join(f"{r['mean_r_airborne']:.2f} (sigma {r['sigma_rel']:.2f})" for r in rep["release_sweep"])
+    d = rep["no_control_direction"]
+    return "\n".join([
+        f"{len(rep['clips'])} held-out clips (data seed {s['data']['seed']}), {s['num_steps']} UniPC steps, "
+        f"guidance {s['guidance_scale']}, {s['max_sequence_length']}-byte prompts; evaluated in "
+        f"{rep['seconds'] / 60:.1f} min. A clip passes when the ball tracked by the critic's tracker has Pearson "
+        f"r >= {s['pass_threshold']} with the simulated path on both axes of the airborne window. Full report: "
+        "`evaluation/report.md` and `evaluation/release_sweep.png`.",
+        "",
+        "| figure | pass | median r x / y | mean r airborne |",
+        "| --- | --- | --- | --- |",
+        line("autoencoder ceiling (encode-decode of the ground truth)", rep["autoencoder_ceiling"]),
+        line("control throughout (i* = N)", rep["full_control"]),
+        line("no control (i* = 0)", rep["no_control"]),
+        "",
+        f"Release sweep, mean airborne retention against sigma_rel: {sweep}. Without control the ball's sideways "
+        f"motion follows the prompt's direction in {d['follows_prompt']}/{d['clips']} clips "
+        f"({100 * d['share_follows_prompt']:.0f} %).",
+    ])
+
+
+def card_parts(card: Path) -> tuple[str, str]:
+    """``card``'s text before and after its measured section (markers excluded); a clear error when the file or
+    its markers are missing (checked before an evaluation starts, so a typo costs seconds, not the run)."""
+    from generate.train import EVALUATION_BEGIN, EVALUATION_END
+    from sim.runtime import UserError
+
+    card = Path(card)
+    if not card.is_file():
+        raise UserError("no such model card", file=card, field="card")
+    head, sep, rest = card.read_text().partition(EVALUATION_BEGIN)
+    _, sep2, tail = rest.partition(EVALUATION_END)
+    if not sep or not sep2:
+        raise UserError(f"no evaluation section (a line {EVALUATION_BEGIN!r} and, after it, "
+                        f"{EVALUATION_END!r})", file=card, field="card")
+    return head, tail
+
+
+def write_card(card: Path, rep: dict[str, Any], run_dir: Path) -> None:
+    """Rewrite ``card``'s measured section from ``rep`` and copy ``report.md`` and ``release_sweep.png`` from
+    ``run_dir`` into ``evaluation/`` beside it. The card's hand-written text (outside the markers) is kept."""
+    import shutil
+
+    from generate.train import EVALUATION_BEGIN, EVALUATION_END
+    from sim.runtime import atomic_write_bytes
+
+    head, tail = card_parts(card)
+    section = f"{EVALUATION_BEGIN}\n{card_section(rep)}\n{EVALUATION_END}"
+    atomic_write_bytes(Path(card), f"{head}{section}{tail}".encode())
+    out = Path(card).parent / "evaluation"
+    out.mkdir(exist_ok=True)
+    for name in ("report.md", "release_sweep.png"):
+        shutil.copyfile(Path(run_dir) / name, out / name)
+
+
 def plot_sweep(rep: dict[str, Any], path: Path) -> None:
     import matplotlib
 
@@ -292,6 +357,8 @@ def _task(cfg) -> None:
     from sim.runtime import UserError, configure_threads, hydra_run_dir, write_manifest
 
     configure_threads(cfg.num_threads)
+    if cfg.get("card"):
+        card_parts(Path(cfg.card))
     run_dir = hydra_run_dir()
     builder = instantiate(cfg.generator)
     pipe = builder.load()
@@ -316,6 +383,8 @@ def _task(cfg) -> None:
     tracker.log(flat)
     tracker.finish()
     write_json(run_dir / "metrics.json", flat)
+    if cfg.get("card"):
+        write_card(Path(cfg.card), rep, run_dir)
     write_manifest(run_dir, stage="evaluate", extra={"model": model})
     print((run_dir / "report.md").read_text())
 

@@ -539,6 +539,12 @@ class TrainResult:
     summary: dict[str, Any] = field(default_factory=dict)
 
 
+# The card's measured section lies between these lines; ``python -m experiments.evaluate_tiny card=...`` writes it.
+EVALUATION_BEGIN = ("<!-- evaluation: written by python -m experiments.evaluate_tiny card=... "
+                    "(do not edit by hand) -->")
+EVALUATION_END = "<!-- end of evaluation -->"
+
+
 def model_card(summary: dict[str, Any]) -> str:
     """The card that ships with the weights: what made them, exactly."""
     s = summary
@@ -586,6 +592,13 @@ def model_card(summary: dict[str, Any]) -> str:
         "",
         "Evaluation: `python -m experiments.evaluate_tiny` (retention with control, without it, over a release sweep, and "
         "the autoencoder's own ceiling on held-out scenes).",
+        "",
+        "## How well it works (held-out scenes, `python -m experiments.evaluate_tiny`)",
+        "",
+        EVALUATION_BEGIN,
+        "Not evaluated yet: `python -m experiments.evaluate_tiny generator.pretrained_dir=<this folder> "
+        "card=<this folder>/MODEL_CARD.md` writes the figures here.",
+        EVALUATION_END,
         "",
     ]
     return "\n".join(lines)

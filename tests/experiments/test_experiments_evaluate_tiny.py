@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 from hydra.utils import instantiate
 from omegaconf import OmegaConf
 
@@ -30,7 +31,9 @@ def test_evaluation_writes_every_figure(tmp_path):
     from diffusers import WanVACEPipeline
 
     import generate.train as train
-    from experiments.evaluate_tiny import TinyEvaluation, evaluate, plot_sweep, report_markdown
+    from experiments.evaluate_tiny import (TinyEvaluation, card_parts, evaluate, plot_sweep, report_markdown,
+                                           write_card)
+    from sim.runtime import UserError
 
     data = instantiate(OmegaConf.load(CONF / "train" / "data" / "smoke.yaml"), root=str(tmp_path / "cache"))
     train.run_training(data=data, vae_cfg=instantiate(OmegaConf.load(CONF / "train" / "vae" / "smoke.yaml")),
@@ -51,3 +54,28 @@ def test_evaluation_writes_every_figure(tmp_path):
     assert "autoencoder ceiling" in md and "Release sweep" in md
     plot_sweep(rep, tmp_path / "sweep.png")
     assert (tmp_path / "sweep.png").stat().st_size > 0
+
+    # The card's measured section is written from the report; the hand-written text around it stays.
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    (run_dir / "report.md").write_text(md)
+    (run_dir / "release_sweep.png").write_bytes((tmp_path / "sweep.png").read_bytes())
+    card = tmp_path / "shipped" / "MODEL_CARD.md"
+    card.parent.mkdir()
+    card.write_text((tmp_path / "work" / "pipeline" / "MODEL_CARD.md").read_text() + "\nLimits: by hand.\n")
+    assert "Not evaluated yet" in card.read_text()
+    write_card(card, rep, run_dir)
+    text = card.read_text()
+    full = rep["full_control"]
+    assert "Not evaluated yet" not in text and text.endswith("Limits: by hand.\n")
+    assert f"| control throughout (i* = N) | {full['pass']}/{full['clips']} " in text
+    assert text.startswith("# VeriPhy tiny Wan VACE generator")
+    assert (card.parent / "evaluation" / "report.md").read_text() == md
+    write_card(card, rep, run_dir)  # idempotent: the section is replaced, not appended
+    assert card.read_text() == text
+
+    (tmp_path / "bare.md").write_text("# a card without the markers\n")
+    with pytest.raises(UserError, match="no evaluation section"):
+        card_parts(tmp_path / "bare.md")
+    with pytest.raises(UserError, match="no such model card"):
+        card_parts(tmp_path / "missing.md")
