@@ -35,6 +35,14 @@ def test_directory_is_small_safetensors_with_a_card():
     card = (PRETRAINED / "MODEL_CARD.md").read_text()
     for needle in ("python -m generate.train", "Seed:", "Data:", "Training time:"):
         assert needle in card
+    # Its measured section is the evaluation's, written by `experiments.evaluate_tiny card=...`, never a stub.
+    from experiments.evaluate_tiny import card_parts
+    from generate.train import EVALUATION_BEGIN
+
+    head, _ = card_parts(PRETRAINED / "MODEL_CARD.md")
+    section = card[len(head) + len(EVALUATION_BEGIN):]
+    assert "Not evaluated yet" not in section and "| control throughout (i* = N) |" in section
+    assert (PRETRAINED / "evaluation" / "report.md").is_file()
     index = json.loads((PRETRAINED / "model_index.json").read_text())
     assert index["_class_name"] == "WanVACEPipeline" and index["tokenizer"][1] == "ByT5Tokenizer"
 
