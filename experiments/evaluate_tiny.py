@@ -12,8 +12,9 @@ axis, over the airborne window and after the first ground contact):
 * **without control** (i* = 0): whether the ball's mean sideways motion follows the prompt's direction.
 
 Writes ``report.json`` (every clip's scores), ``report.md`` (the figures) and ``release_sweep.png`` into the
-run directory; with ``card=PATH/MODEL_CARD.md`` also the card's measured section and ``PATH/evaluation/``. A clip "passes" when r >= ``pass_threshold`` on both axes in the airborne window; an
-unmeasurable window counts as a failure (and as r = 0 in means).
+run directory; with ``card=PATH/MODEL_CARD.md`` also the card's measured section and ``PATH/evaluation/``. A
+clip "passes" when r >= ``pass_threshold`` on both axes in the airborne window; an unmeasurable window counts as
+a failure (and as r = 0 in means).
 """
 
 from __future__ import annotations
@@ -222,14 +223,22 @@ def summarise(clips: list[dict[str, Any]], ev: TinyEvaluation, sigma_rel: dict[i
     }
 
 
+# The report's figures (key in the report, row label), in table order; a model card shows all but the first.
+FIGURES = (("ground_truth_tracking", "ground truth (tracker check)"), ("autoencoder_ceiling", "autoencoder ceiling"),
+           ("full_control", "control throughout (i* = N)"), ("no_control", "no control (i* = 0)"))
+
+
+def pass_cell(f: dict[str, Any]) -> str:
+    return f"{f['pass']}/{f['clips']} ({100 * f['pass_rate']:.0f} %)"
+
+
 def report_markdown(rep: dict[str, Any], model: str) -> str:
     s = rep["settings"]
     thr = s["pass_threshold"]
 
     def line(name: str, f: dict[str, Any]) -> str:
-        return (f"| {name} | {f['pass']}/{f['clips']} ({100 * f['pass_rate']:.0f} %) | {f['median_r_airborne_x']:.3f} "
-                f"| {f['median_r_airborne_y']:.3f} | {f['mean_r_airborne']:.3f} | {f['mean_r_after_ground']:.3f} "
-                f"| {f['unmeasurable']} |")
+        return (f"| {name} | {pass_cell(f)} | {f['median_r_airborne_x']:.3f} | {f['median_r_airborne_y']:.3f} "
+                f"| {f['mean_r_airborne']:.3f} | {f['mean_r_after_ground']:.3f} | {f['unmeasurable']} |")
 
     d = rep["no_control_direction"]
     rows = [
@@ -242,10 +251,7 @@ def report_markdown(rep: dict[str, Any], model: str) -> str:
         "",
         "| figure | pass | median r x | median r y | mean r airborne | mean r after ground | unmeasurable axes |",
         "| --- | --- | --- | --- | --- | --- | --- |",
-        line("ground truth (tracker check)", rep["ground_truth_tracking"]),
-        line("autoencoder ceiling", rep["autoencoder_ceiling"]),
-        line("control throughout (i* = N)", rep["full_control"]),
-        line("no control (i* = 0)", rep["no_control"]),
+        *[line(label, rep[key]) for key, label in FIGURES],
         "",
         f"Without control, the ball's mean sideways motion follows the prompt's direction in "
         f"{d['follows_prompt']}/{d['clips']} clips ({100 * d['share_follows_prompt']:.0f} %); "
@@ -263,15 +269,13 @@ def report_markdown(rep: dict[str, Any], model: str) -> str:
     return "\n".join(rows)
 
 
-
-
 def card_section(rep: dict[str, Any]) -> str:
     """The measured figures for a model card (between ``generate.train.EVALUATION_BEGIN`` and ``..._END``)."""
     s = rep["settings"]
 
     def line(name: str, f: dict[str, Any]) -> str:
-        return (f"| {name} | {f['pass']}/{f['clips']} ({100 * f['pass_rate']:.0f} %) | "
-                f"{f['median_r_airborne_x']:.3f} / {f['median_r_airborne_y']:.3f} | {f['mean_r_airborne']:.3f} |")
+        return (f"| {name} | {pass_cell(f)} | {f['median_r_airborne_x']:.3f} / {f['median_r_airborne_y']:.3f} "
+                f"| {f['mean_r_airborne']:.3f} |")
 
     sweep = " -> ".join(f"{r['mean_r_airborne']:.2f} (sigma {r['sigma_rel']:.2f})" for r in rep["release_sweep"])
     d = rep["no_control_direction"]
@@ -279,14 +283,13 @@ def card_section(rep: dict[str, Any]) -> str:
         f"{len(rep['clips'])} held-out clips (data seed {s['data']['seed']}), {s['num_steps']} UniPC steps, "
         f"guidance {s['guidance_scale']}, {s['max_sequence_length']}-byte prompts; evaluated in "
         f"{rep['seconds'] / 60:.1f} min. A clip passes when the ball tracked by the critic's tracker has Pearson "
-        f"r >= {s['pass_threshold']} with the simulated path on both axes of the airborne window. Full report: "
+        f"r >= {s['pass_threshold']} with the simulated path on both axes of the airborne window; the autoencoder "
+        "ceiling is the same check on the ground truth encoded and decoded by the model's VAE. Full report: "
         "`evaluation/report.md` and `evaluation/release_sweep.png`.",
         "",
         "| figure | pass | median r x / y | mean r airborne |",
         "| --- | --- | --- | --- |",
-        line("autoencoder ceiling (encode-decode of the ground truth)", rep["autoencoder_ceiling"]),
-        line("control throughout (i* = N)", rep["full_control"]),
-        line("no control (i* = 0)", rep["no_control"]),
+        *[line(label, rep[key]) for key, label in FIGURES[1:]],
         "",
         f"Release sweep, mean airborne retention against sigma_rel: {sweep}. Without control the ball's sideways "
         f"motion follows the prompt's direction in {d['follows_prompt']}/{d['clips']} clips "
@@ -294,9 +297,9 @@ def card_section(rep: dict[str, Any]) -> str:
     ])
 
 
-def card_parts(card: Path) -> tuple[str, str]:
-    """``card``'s text before and after its measured section (markers excluded); a clear error when the file or
-    its markers are missing (checked before an evaluation starts, so a typo costs seconds, not the run)."""
+def card_parts(card: Path) -> tuple[str, str, str]:
+    """``card``'s text before, inside and after its measured section (markers excluded); a clear error when the
+    file or its markers are missing (checked before an evaluation starts, so a typo costs seconds, not the run)."""
     from generate.train import EVALUATION_BEGIN, EVALUATION_END
     from sim.runtime import UserError
 
@@ -304,11 +307,11 @@ def card_parts(card: Path) -> tuple[str, str]:
     if not card.is_file():
         raise UserError("no such model card", file=card, field="card")
     head, sep, rest = card.read_text().partition(EVALUATION_BEGIN)
-    _, sep2, tail = rest.partition(EVALUATION_END)
+    section, sep2, tail = rest.partition(EVALUATION_END)
     if not sep or not sep2:
         raise UserError(f"no evaluation section (a line {EVALUATION_BEGIN!r} and, after it, "
                         f"{EVALUATION_END!r})", file=card, field="card")
-    return head, tail
+    return head, section, tail
 
 
 def write_card(card: Path, rep: dict[str, Any], run_dir: Path) -> None:
@@ -319,7 +322,7 @@ def write_card(card: Path, rep: dict[str, Any], run_dir: Path) -> None:
     from generate.train import EVALUATION_BEGIN, EVALUATION_END
     from sim.runtime import atomic_write_bytes
 
-    head, tail = card_parts(card)
+    head, _, tail = card_parts(card)
     section = f"{EVALUATION_BEGIN}\n{card_section(rep)}\n{EVALUATION_END}"
     atomic_write_bytes(Path(card), f"{head}{section}{tail}".encode())
     out = Path(card).parent / "evaluation"

@@ -353,10 +353,6 @@ def encode_dataset(pipe, arrays: dict[str, np.ndarray], prompts: list[str], *, m
         torch.testing.assert_close(ctrl[-1][:, :2 * z_dim], reference, rtol=1e-5, atol=1e-5)
     unique = sorted(set(prompts))
     ids, attention = prompt_tokens(pipe, [*unique, ""], max_sequence_length)
-    text = None
-    if embed_text:
-        text = torch.cat([prompt_embeddings(pipe.text_encoder, ids[lo:lo + 16], attention[lo:lo + 16])
-                          for lo in range(0, ids.shape[0], 16)]).float()
     lookup = {p: k for k, p in enumerate(unique)}
     # The ball's footprint on the latent grid: a latent cell is "ball" when any pixel of any frame it covers is.
     vt = pipe.vae_scale_factor_temporal
@@ -366,8 +362,9 @@ def encode_dataset(pipe, arrays: dict[str, np.ndarray], prompts: list[str], *, m
     ball = F.max_pool3d(mask, kernel_size=(vt, vs, vs), stride=(vt, vs, vs))
     encoded = {"x0": torch.cat(x0).float(), "control": torch.cat(ctrl).float(), "ball": ball,
                "text_ids": ids, "text_mask": attention, "text_index": torch.tensor([lookup[p] for p in prompts])}
-    if text is not None:
-        encoded["text"] = text
+    if embed_text:
+        encoded["text"] = torch.cat([prompt_embeddings(pipe.text_encoder, ids[lo:lo + 16], attention[lo:lo + 16])
+                                     for lo in range(0, ids.shape[0], 16)]).float()
     return encoded
 
 

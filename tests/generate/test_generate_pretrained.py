@@ -37,10 +37,8 @@ def test_directory_is_small_safetensors_with_a_card():
         assert needle in card
     # Its measured section is the evaluation's, written by `experiments.evaluate_tiny card=...`, never a stub.
     from experiments.evaluate_tiny import card_parts
-    from generate.train import EVALUATION_BEGIN
 
-    head, _ = card_parts(PRETRAINED / "MODEL_CARD.md")
-    section = card[len(head) + len(EVALUATION_BEGIN):]
+    _, section, _ = card_parts(PRETRAINED / "MODEL_CARD.md")
     assert "Not evaluated yet" not in section and "| control throughout (i* = N) |" in section
     assert (PRETRAINED / "evaluation" / "report.md").is_file()
     index = json.loads((PRETRAINED / "model_index.json").read_text())
