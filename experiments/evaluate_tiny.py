@@ -281,7 +281,7 @@ def card_section(rep: dict[str, Any]) -> str:
     d = rep["no_control_direction"]
     return "\n".join([
         f"{len(rep['clips'])} held-out clips (data seed {s['data']['seed']}), {s['num_steps']} UniPC steps, "
-        f"guidance {s['guidance_scale']}, {s['max_sequence_length']}-byte prompts; evaluated in "
+        f"guidance {s['guidance_scale']}, prompts of up to {s['max_sequence_length']} tokens; evaluated in "
         f"{rep['seconds'] / 60:.1f} min. A clip passes when the ball tracked by the critic's tracker has Pearson "
         f"r >= {s['pass_threshold']} with the simulated path on both axes of the airborne window; the autoencoder "
         "ceiling is the same check on the ground truth encoded and decoded by the model's VAE. Full report: "

@@ -288,7 +288,7 @@ def size_word(radius_px: float) -> str:
 def prompt_for(desc: dict[str, Any]) -> str:
     """A prompt naming motion first, then appearance, e.g. "a red ball is thrown to the left and bounces; a
     small ball on a grey floor, pale background". The motion comes first because the tiny generator reads only
-    the first ``max_sequence_length`` bytes (160 for the shipped model)."""
+    the first ``max_sequence_length`` tokens (32 for the shipped model, which every prompt fits)."""
     side = "right" if desc["direction"] > 0 else "left"
     colour = desc["ball_colour"]
     if desc["template"] == "thrown_ball":
@@ -302,6 +302,31 @@ def prompt_for(desc: dict[str, Any]) -> str:
     looks = f"a {size_word(desc['radius_px'])} ball on a {desc['floor_colour']} floor, {desc['background']} background"
     article = "an" if colour[0] in "aeiou" else "a"
     return f"{article} {colour} ball {motion}; {looks}"
+
+
+def prompt_vocabulary() -> list[str]:
+    """Every word and punctuation mark a :func:`prompt_for` prompt can contain (sorted): its templates over
+    every colour, floor, background, size, side and contact, split as :func:`generate.tiny.split_words`."""
+    import itertools
+
+    from generate.tiny import split_words
+
+    words: set[str] = set()
+    for ball, floor, background, radius_px, template, direction, hits_wall, bounces in itertools.product(
+            BALL_COLOURS, FLOOR_COLOURS, BACKGROUND_COLOURS, (2.0, 3.0, 5.0), TEMPLATES, (1, -1), (False, True),
+            (False, True)):
+        desc = dict(template=template, direction=direction, ball_colour=ball, floor_colour=floor,
+                    background=background, radius_px=radius_px, hits_wall=hits_wall, bounces=bounces)
+        words.update(split_words(prompt_for(desc)))
+    return sorted(words)
+
+
+def prompt_tokenizer():
+    """The word-level tokenizer over :func:`prompt_vocabulary` (``generate.tiny.word_tokenizer``): the trained
+    tiny model's tokenizer (``conf/train/transformer/tiny64.yaml``)."""
+    from generate.tiny import word_tokenizer
+
+    return word_tokenizer(prompt_vocabulary())
 
 
 def make_clip(sampler: SceneSampler, seed: int, index: int) -> ClipSample:
@@ -399,6 +424,6 @@ def dataset_fingerprint(dataset: ClipDataset) -> str:
 
 __all__ = [
     "BALL_COLOURS", "FLOOR_COLOURS", "BACKGROUND_COLOURS", "ClipSample", "SceneSampler", "ClipDataset",
-    "make_clip", "prompt_for", "mirror_x", "frame_camera", "frame_windows", "after_contact_window",
+    "make_clip", "prompt_for", "prompt_vocabulary", "prompt_tokenizer", "mirror_x", "frame_camera", "frame_windows", "after_contact_window",
     "render_control", "dataset_fingerprint", "dumps_json",
 ]

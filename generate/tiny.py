@@ -2,7 +2,8 @@
 configs, so every code path (control encoding, withdrawal, two experts, save/reload) runs on a CPU in seconds.
 
 Nothing here reads a file or touches a model hub: the ByT5 tokenizer is byte-level and needs no vocabulary
-file, the UMT5 encoder, Wan VAE and VACE transformer are built from configs with seeded random weights.
+file (a word-level tokenizer is built from a word list in code), the UMT5 encoder, Wan VAE and VACE transformer
+are built from configs with seeded random weights.
 
 The config functions are parametric so that a tiny model can also be trained (sizes are the knobs a training
 script wants: width, layers, VACE layers, patch size, latent channels, VAE width).
@@ -10,12 +11,49 @@ script wants: width, layers, VACE layers, patch size, latent channels, VAE width
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import torch
 
 # ByT5 has 256 byte ids + 3 special tokens + 125 extra ids = 384 ids.
 BYT5_VOCAB_SIZE = 384
+
+
+# Word-level tokenizer ids: padding 0 and end of sequence 1 as T5's (UMT5Config pad/eos ids), unknown words 2.
+WORD_SPECIAL_TOKENS = ("<pad>", "</s>", "<unk>")
+
+
+def word_tokenizer(words: Iterable[str]):
+    """A word-level tokenizer over ``words`` (lowercased; words and punctuation split as
+    ``tokenizers.pre_tokenizers.Whitespace`` does: ``medium-sized`` -> ``medium``, ``-``, ``sized``), ``</s>``
+    appended, any other word -> ``<unk>``. Ids: the specials, then the words sorted, so the same list gives the
+    same ids.
+
+    Why not bytes: a tiny text encoder trained for minutes reads one token per word ("purple", "left")
+    directly, where over bytes it must first learn to spell them (the ByT5-byte model followed the prompt's
+    direction at chance). Saved by ``save_pretrained`` as ``tokenizer.json``; loads offline with the pipeline.
+    """
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
+    from transformers import PreTrainedTokenizerFast
+
+    vocabulary = sorted({w.lower() for w in words} - set(WORD_SPECIAL_TOKENS))
+    if not vocabulary:
+        raise ValueError("word_tokenizer needs at least one word")
+    ids = {w: i for i, w in enumerate([*WORD_SPECIAL_TOKENS, *vocabulary])}
+    backend = Tokenizer(models.WordLevel(ids, unk_token="<unk>"))
+    backend.normalizer = normalizers.Lowercase()
+    backend.pre_tokenizer = pre_tokenizers.Whitespace()
+    backend.post_processor = processors.TemplateProcessing(single="$A </s>", special_tokens=[("</s>", 1)])
+    return PreTrainedTokenizerFast(tokenizer_object=backend, pad_token="<pad>", eos_token="</s>",
+                                   unk_token="<unk>")
+
+
+def split_words(text: str) -> list[str]:
+    """``text`` lowercased and split into words and punctuation as :func:`word_tokenizer` splits it."""
+    from tokenizers import pre_tokenizers
+
+    return [w for w, _ in pre_tokenizers.Whitespace().pre_tokenize_str(text.lower())]
 
 
 def evenly_spaced_vace_layers(num_layers: int, num_vace_layers: int) -> list[int]:

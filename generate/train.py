@@ -12,15 +12,15 @@ Stages, each resumable from the checkpoint in ``workdir`` (re-run with ``workdir
 3. **encode**: every clip once through the frozen VAE and text encoder: clean video latents (T' = (T-1)/t+1
    latent frames, t the VAE's temporal factor), the control latents prepared exactly as ``WanVACEPipeline`` prepares them (the control
    replicated to RGB, an all-white mask, inactive + reactive latents and the folded mask), and the prompt
-   embeddings (ByT5 bytes through the tiny UMT5 at its seeded initialisation, padded to ``max_sequence_length``
-   like the pipeline).
+   tokens (the configured tokenizer, padded to ``max_sequence_length`` like the pipeline; with a frozen text
+   encoder also their embeddings through the tiny UMT5 at its seeded initialisation).
 4. **transformer**: ``WanVACETransformer3DModel`` with the rectified-flow objective of Wan: x_t = (1 - s) x_0
    + s e, target e - x_0, timestep 1000 s, s drawn from the shifted distribution the sampler uses. Per-sample
    control dropout (the VACE hints of a sample are scaled by 0: the same arithmetic as the probe's skip path),
    so the same weights generate with and without control, and prompt dropout (empty prompt) for guidance.
    Optionally (``train_text_encoder``) the tiny text encoder learns with it. An exponential moving average of
    the weights is what ships.
-5. **export**: a diffusers ``WanVACEPipeline`` directory (safetensors; ByT5 tokenizer saved) plus
+5. **export**: a diffusers ``WanVACEPipeline`` directory (safetensors; tokenizer saved) plus
    ``MODEL_CARD.md``; copied to ``export_dir`` when set (``generate/pretrained`` for the shipped model).
 
 Everything runs on the CPU with one thread and is deterministic for a seed: every random draw of step k comes
@@ -123,12 +123,15 @@ class VAETraining:
 @dataclass
 class TransformerTraining:
     """Diffusion stage. ``model``: ``WanVACETransformer3DModel`` keyword arguments; ``text_encoder``:
-    ``UMT5Config`` keyword arguments. With ``train_text_encoder`` the tiny UMT5 is trained with the transformer
+    ``UMT5Config`` keyword arguments (``vocab_size`` comes from the tokenizer); ``tokenizer``: the prompt
+    tokenizer object (a Hydra ``_target_``: ``generate.data.prompt_tokenizer`` words, or
+    ``transformers.ByT5Tokenizer`` bytes), shipped with the pipeline. With ``train_text_encoder`` the tiny UMT5 is trained with the transformer
     (same optimiser, its own moving average, shipped with it); otherwise it stays frozen at its seeded random
     initialisation and the prompt embeddings are computed once."""
 
     model: dict[str, Any]
     text_encoder: dict[str, Any]
+    tokenizer: Any
     steps: int = 3000
     batch_size: int = 8
     lr: float = 1e-3
@@ -157,11 +160,17 @@ def build_vae(model_cfg: dict[str, Any], seed: int):
     return AutoencoderKLWan(**dict(model_cfg))
 
 
-def build_text_encoder(te_cfg: dict[str, Any], seed: int):
+def build_text_encoder(te_cfg: dict[str, Any], seed: int, tokenizer):
+    """The tiny UMT5 encoder over ``tokenizer``'s ids (its ``vocab_size`` is the tokenizer's length)."""
     from transformers import UMT5Config, UMT5EncoderModel
 
+    cfg = dict(te_cfg)
+    vocab_size = len(tokenizer)
+    if cfg.setdefault("vocab_size", vocab_size) != vocab_size:
+        raise ValueError(f"text_encoder.vocab_size {cfg['vocab_size']} does not match the tokenizer's "
+                         f"{vocab_size} ids; leave it out")
     torch.manual_seed(seed + 1)
-    return UMT5EncoderModel(UMT5Config(**dict(te_cfg))).eval()
+    return UMT5EncoderModel(UMT5Config(**cfg)).eval()
 
 
 def build_transformer(model_cfg: dict[str, Any], seed: int):
@@ -173,14 +182,13 @@ def build_transformer(model_cfg: dict[str, Any], seed: int):
     return WanVACETransformer3DModel(**cfg)
 
 
-def assemble_pipeline(vae, text_encoder, transformer, *, flow_shift: float):
-    """A stock ``WanVACEPipeline`` around the given components (ByT5 tokenizer, UniPC flow scheduler)."""
+def assemble_pipeline(vae, text_encoder, transformer, *, tokenizer, flow_shift: float):
+    """A stock ``WanVACEPipeline`` around the given components (UniPC flow scheduler)."""
     from diffusers import WanVACEPipeline
-    from transformers import ByT5Tokenizer
 
     from generate.schedulers import unipc_flow_scheduler
 
-    return WanVACEPipeline(tokenizer=ByT5Tokenizer(), text_encoder=text_encoder.eval(), vae=vae.eval(),
+    return WanVACEPipeline(tokenizer=tokenizer, text_encoder=text_encoder.eval(), vae=vae.eval(),
                            scheduler=unipc_flow_scheduler(flow_shift=flow_shift), transformer=transformer.eval())
 
 
@@ -566,12 +574,13 @@ def model_card(summary: dict[str, Any]) -> str:
         f"schedule) of {s['transformer']['batch_size']}, control dropout "
         f"{s['transformer']['control_dropout']}, prompt dropout {s['transformer']['text_dropout']}, flow shift "
         f"{s['transformer']['flow_shift']}, {s['transformer']['seconds'] / 60:.1f} min",
-        ("- Text encoder: tiny `UMT5EncoderModel` over ByT5 bytes, trained with the transformer (EMA weights); "
+        ("- Text encoder: tiny `UMT5EncoderModel`, trained with the transformer (EMA weights); "
          if s["transformer"]["text_encoder_trained"] else
-         "- Text encoder: tiny `UMT5EncoderModel` over ByT5 bytes, frozen at its seeded random initialisation "
+         "- Text encoder: tiny `UMT5EncoderModel`, frozen at its seeded random initialisation "
          "(the transformer learns to read its features); ")
-        + f"`ByT5Tokenizer` (no vocabulary file); prompts up to {s['transformer']['max_sequence_length']} "
-        "bytes.",
+        + f"tokenizer `{s['transformer']['tokenizer']}` with "
+        f"{s['transformer']['vocab_size']} ids (`tokenizer/`); prompts up to "
+        f"{s['transformer']['max_sequence_length']} tokens.",
         f"- Training time: {s['total_seconds'] / 60:.1f} min wall on a 2-vCPU machine, one torch thread (the stages "
         "of the last run; a stage resumed from a checkpoint counts only its last leg).",
         f"- Software: torch {torch.__version__}, diffusers {s['versions']['diffusers']}, "
@@ -606,7 +615,9 @@ def encoding_key(*, data_sha256: str, vae_cfg: VAETraining, transformer_cfg: Tra
     weights are a pure function of it and the seed), the text encoder's initialisation and the prompt length.
     Logging and checkpoint intervals do not count."""
     vae = {k: v for k, v in asdict(vae_cfg).items() if k not in ("checkpoint_every", "log_every")}
+    tokenizer = transformer_cfg.tokenizer
     return sha256_json({"data": data_sha256, "vae": vae, "seed": seed, "text_encoder": transformer_cfg.text_encoder,
+                        "tokenizer": [type(tokenizer).__name__, sorted(tokenizer.get_vocab().items())],
                         "max_sequence_length": transformer_cfg.max_sequence_length,
                         "embed_text": not transformer_cfg.train_text_encoder})
 
@@ -642,8 +653,9 @@ def run_training(*, data, vae_cfg: VAETraining, transformer_cfg: TransformerTrai
     vae = timed("vae", lambda: train_vae(vae_cfg, arrays, workdir, seed=seed, log=log, progress=progress))
     if stop_after == "vae":
         return TrainResult(workdir, workdir / "pipeline")
-    text_encoder = build_text_encoder(transformer_cfg.text_encoder, seed)
-    pipe = assemble_pipeline(vae, text_encoder, build_transformer(transformer_cfg.model, seed),
+    tokenizer = transformer_cfg.tokenizer
+    text_encoder = build_text_encoder(transformer_cfg.text_encoder, seed, tokenizer)
+    pipe = assemble_pipeline(vae, text_encoder, build_transformer(transformer_cfg.model, seed), tokenizer=tokenizer,
                              flow_shift=transformer_cfg.flow_shift)
     cache = workdir / "encoded.pt"
     encode_key = encoding_key(data_sha256=dataset_fingerprint(data), vae_cfg=vae_cfg,
@@ -664,7 +676,7 @@ def run_training(*, data, vae_cfg: VAETraining, transformer_cfg: TransformerTrai
     ema, text_ema, steps_done = timed("transformer", lambda: train_transformer(
         transformer_cfg, encoded, workdir, seed=seed, log=log, progress=progress, stop_step=transformer_stop_step,
         text_encoder=text_encoder))
-    pipe = assemble_pipeline(vae, text_encoder if text_ema is None else text_ema, ema,
+    pipe = assemble_pipeline(vae, text_encoder if text_ema is None else text_ema, ema, tokenizer=tokenizer,
                              flow_shift=transformer_cfg.flow_shift)
     sampler = data.sampler
     summary = {
@@ -680,6 +692,7 @@ def run_training(*, data, vae_cfg: VAETraining, transformer_cfg: TransformerTrai
                         "text_dropout": transformer_cfg.text_dropout, "flow_shift": transformer_cfg.flow_shift,
                         "text_encoder_trained": bool(transformer_cfg.train_text_encoder),
                         "max_sequence_length": transformer_cfg.max_sequence_length,
+                        "tokenizer": type(tokenizer).__name__, "vocab_size": len(tokenizer),
                         "seconds": timings.get("transformer", 0.0)},
         "total_seconds": sum(timings.values()),
         "notes": card_notes,

@@ -1,5 +1,5 @@
 """A job calls its generator with the prompt length and guidance the generator config says the model is meant
-for (the tiny model was trained with 160-byte prompts; Wan uses 512), and ``generation.*`` overrides them."""
+for (the tiny model was trained with 32-token prompts; Wan uses 512), and ``generation.*`` overrides them."""
 
 from __future__ import annotations
 

@@ -37,6 +37,30 @@ def test_clip_is_a_pure_function_of_seed_and_index():
     assert a.control[a.mask].min() > 0 and a.control[~a.mask].max() == 0
 
 
+def test_prompt_tokenizer_gives_each_word_its_own_id():
+    """Every word a training prompt can hold has one id (no <unk>), the same words the same ids in any case,
+    other words <unk>, and </s> closes the sequence; the text encoder's vocabulary follows the tokenizer."""
+    from generate.data import prompt_tokenizer, prompt_vocabulary
+    from generate.tiny import WORD_SPECIAL_TOKENS
+
+    tok = prompt_tokenizer()
+    unk, eos = tok.convert_tokens_to_ids("<unk>"), tok.eos_token_id
+    vocabulary = prompt_vocabulary()
+    assert len(tok) == len(vocabulary) + len(WORD_SPECIAL_TOKENS)
+    assert {"purple", "left", "right", "wall", "ramp", "sized", ";"} <= set(vocabulary)
+    ids = tok("a purple ball is thrown to the left, hits the wall and bounces; a medium-sized ball").input_ids
+    assert unk not in ids and ids[-1] == eos and len(ids) == 21
+    assert tok("A PURPLE Ball").input_ids == tok("a purple ball").input_ids
+    left, right = tok("to the left").input_ids, tok("to the right").input_ids
+    assert left[:2] == right[:2] and left[2] != right[2]
+    assert tok("a zebra").input_ids == [tok.convert_tokens_to_ids("a"), unk, eos]
+    assert prompt_tokenizer().get_vocab() == tok.get_vocab()
+    tr_cfg = instantiate(OmegaConf.load(CONF / "transformer" / "smoke.yaml"))
+    assert train.build_text_encoder(tr_cfg.text_encoder, 0, tok).config.vocab_size == len(tok)
+    with pytest.raises(ValueError, match="vocab_size"):
+        train.build_text_encoder({**tr_cfg.text_encoder, "vocab_size": 384}, 0, tok)
+
+
 def test_mirror_reverses_the_direction():
     import sim.scenes as scenes
     from generate.data import mirror_x
@@ -143,7 +167,7 @@ def test_trained_text_encoder_ships_and_prompt_embeddings_match_the_pipeline(tmp
     theirs, _ = pipe.encode_prompt(prompts, do_classifier_free_guidance=False,
                                    max_sequence_length=tr_cfg.max_sequence_length, device="cpu")
     torch.testing.assert_close(ours, theirs, rtol=1e-6, atol=1e-6)
-    initial = train.build_text_encoder(tr_cfg.text_encoder, 0)
+    initial = train.build_text_encoder(tr_cfg.text_encoder, 0, tr_cfg.tokenizer)
     moved = [not torch.equal(a, b) for a, b in zip(pipe.text_encoder.state_dict().values(),
                                                    initial.state_dict().values())]
     assert any(moved)

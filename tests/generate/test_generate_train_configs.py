@@ -35,4 +35,6 @@ def test_evaluate_app_composes_with_a_held_out_seed():
     assert ev.data.seed != train_data.seed
     assert ev.data.sampler == train_data.sampler  # same distribution, other scenes
     assert ev.max_sequence_length == cfg.generator.max_sequence_length
+    # The generator reads prompts at the length the shipped model was trained with.
+    assert train_cfg.train.transformer.max_sequence_length == cfg.generator.max_sequence_length
     assert ev.release_steps[0] == 0 and ev.release_steps[-1] == ev.num_steps
