@@ -424,6 +424,6 @@ def dataset_fingerprint(dataset: ClipDataset) -> str:
 
 __all__ = [
     "BALL_COLOURS", "FLOOR_COLOURS", "BACKGROUND_COLOURS", "ClipSample", "SceneSampler", "ClipDataset",
-    "make_clip", "prompt_for", "prompt_vocabulary", "prompt_tokenizer", "mirror_x", "frame_camera", "frame_windows", "after_contact_window",
-    "render_control", "dataset_fingerprint", "dumps_json",
+    "make_clip", "prompt_for", "prompt_vocabulary", "prompt_tokenizer", "mirror_x", "frame_camera",
+    "frame_windows", "after_contact_window", "render_control", "dataset_fingerprint", "dumps_json",
 ]

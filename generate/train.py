@@ -6,14 +6,16 @@ Stages, each resumable from the checkpoint in ``workdir`` (re-run with ``workdir
 2. **vae**: train ``AutoencoderKLWan`` as an autoencoder on full-length clips (all T frames, so every latent
    frame position is seen, including the late ones), squared error with the ball's pixels weighted up (the
    ball is a few dozen pixels of a 64x64 frame: with L1, or unweighted, the decoder settles on the background,
-   the per-pixel median, for hundreds of steps and the ball vanishes), plus a small KL term. The decoder sees the posterior mean (sampling it at the initial unit variance drowned the
-   signal and stalled training on a CPU budget); the pipeline encodes with the mode too. Then the latent normalisation (``latents_mean``/``latents_std`` in the VAE config, as Wan
-   keeps them) is measured on the data set.
+   the per-pixel median, for hundreds of steps and the ball vanishes), plus a small KL term. The decoder sees
+   the posterior mean (sampling it at the initial unit variance drowned the signal and stalled training on a
+   CPU budget); the pipeline encodes with the mode too. Then the latent normalisation (``latents_mean`` /
+   ``latents_std`` in the VAE config, as Wan keeps them) is measured on the data set.
 3. **encode**: every clip once through the frozen VAE and text encoder: clean video latents (T' = (T-1)/t+1
-   latent frames, t the VAE's temporal factor), the control latents prepared exactly as ``WanVACEPipeline`` prepares them (the control
-   replicated to RGB, an all-white mask, inactive + reactive latents and the folded mask), and the prompt
-   tokens (the configured tokenizer, padded to ``max_sequence_length`` like the pipeline; with a frozen text
-   encoder also their embeddings through the tiny UMT5 at its seeded initialisation).
+   latent frames, t the VAE's temporal factor), the control latents prepared exactly as ``WanVACEPipeline``
+   prepares them (the control replicated to RGB, an all-white mask, inactive + reactive latents and the folded
+   mask), and the prompt tokens (the configured tokenizer, padded to ``max_sequence_length`` like the
+   pipeline; with a frozen text encoder also their embeddings through the tiny UMT5 at its seeded
+   initialisation).
 4. **transformer**: ``WanVACETransformer3DModel`` with the rectified-flow objective of Wan: x_t = (1 - s) x_0
    + s e, target e - x_0, timestep 1000 s, s drawn from the shifted distribution the sampler uses. Per-sample
    control dropout (the VACE hints of a sample are scaled by 0: the same arithmetic as the probe's skip path),
@@ -125,9 +127,9 @@ class TransformerTraining:
     """Diffusion stage. ``model``: ``WanVACETransformer3DModel`` keyword arguments; ``text_encoder``:
     ``UMT5Config`` keyword arguments (``vocab_size`` comes from the tokenizer); ``tokenizer``: the prompt
     tokenizer object (a Hydra ``_target_``: ``generate.data.prompt_tokenizer`` words, or
-    ``transformers.ByT5Tokenizer`` bytes), shipped with the pipeline. With ``train_text_encoder`` the tiny UMT5 is trained with the transformer
-    (same optimiser, its own moving average, shipped with it); otherwise it stays frozen at its seeded random
-    initialisation and the prompt embeddings are computed once."""
+    ``transformers.ByT5Tokenizer`` bytes), shipped with the pipeline. With ``train_text_encoder`` the tiny UMT5
+    is trained with the transformer (same optimiser, its own moving average, shipped with it); otherwise it
+    stays frozen at its seeded random initialisation and the prompt embeddings are computed once."""
 
     model: dict[str, Any]
     text_encoder: dict[str, Any]
