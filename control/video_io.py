@@ -1,9 +1,10 @@
 """Video files with PyAV: H.264 in MP4 (byte-deterministic), an exact lossless option, optional audio.
 
 * :func:`write_video` encodes (T, H, W, 3) RGB or (T, H, W) grey uint8 frames at a constant frame rate with
-  libx264 (yuv420p, ``crf``) using one encoder thread, so the same frames give the same bytes. With
-  ``lossless=True`` it uses libx264rgb at qp 0 (RGB kept exactly; files are larger). An optional mono audio
-  track (float samples in [-1, 1]) is stored as 16-bit PCM (exact timing) or AAC.
+  libx264 (yuv420p, ``crf``, no macroblock tree) using one encoder thread, so the same frames give the same
+  bytes whatever else the process runs. With ``lossless=True`` it uses libx264rgb at qp 0 (RGB kept exactly;
+  files are larger). An optional mono audio track (float samples in [-1, 1]) is stored as 16-bit PCM (exact
+  timing) or AAC.
 * :func:`read_video` decodes every frame to RGB with its time ``pts * time_base`` (s), which is what a
   variable-frame-rate or slowed-down clip must be measured against, not ``index / fps``.
 * :func:`read_audio` decodes the audio track to mono float32.
@@ -73,8 +74,11 @@ def write_video(path: str | os.PathLike, frames: np.ndarray, fps: float, *, audi
             stream = container.add_stream("libx264rgb", rate=rate, options={"qp": "0", "preset": preset, "threads": "1"})
             stream.pix_fmt = "rgb24"
         else:
+            # mbtree=0: x264's macroblock-tree rate control (float SIMD) gave different files for the same
+            # frames once torch's thread pool had run in the process (the generator runs before the clip is
+            # written); without it, and with one thread, the bytes are the same.
             stream = container.add_stream("libx264", rate=rate, options={"crf": str(int(crf)), "preset": preset,
-                                                                   "threads": "1"})
+                                                                   "threads": "1", "x264-params": "mbtree=0"})
             stream.pix_fmt = "yuv420p"
         stream.width, stream.height = width, height
         stream.time_base = Fraction(1, 1) / rate

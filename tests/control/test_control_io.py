@@ -35,6 +35,28 @@ def test_write_video_is_byte_deterministic(tmp_path, frames):
     assert np.abs(decoded.astype(int) - frames).mean() < 6  # lossy but close
 
 
+def test_write_video_is_byte_deterministic_beside_a_busy_thread_pool(tmp_path):
+    """The same frames give the same file after torch's thread pool has run (the generator runs before the
+    clip is written). With x264's macroblock tree on, the files of one process differed."""
+    import torch
+
+    yy, xx = np.mgrid[:64, :64]
+    frames = np.zeros((17, 64, 64, 3), np.uint8)
+    for t in range(17):  # smooth colour ramps and a moving disc (noise frames did not show the difference)
+        frames[t] = np.stack([(3 * xx + t) % 256, (2 * yy) % 256, (2 * (xx + yy)) % 256], axis=-1)
+        frames[t][(xx - 10 - 3 * t) ** 2 + (yy - 30) ** 2 < 20] = (200, 30, 20)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        digests = set()
+        for k in range(6):
+            torch.randn(400, 400) @ torch.randn(400, 400)
+            digests.add(write_video(tmp_path / f"{k}.mp4", frames, 8).read_bytes())
+    finally:
+        torch.set_num_threads(threads)
+    assert len(digests) == 1
+
+
 def test_lossless_video_is_exact(tmp_path, frames):
     write_video(tmp_path / "l.mp4", frames, 24, lossless=True)
     decoded, times, fps = read_video(tmp_path / "l.mp4")
