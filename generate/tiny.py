@@ -35,7 +35,7 @@ def word_tokenizer(words: Iterable[str]):
     floor and background and keeps the ball under control in more clips than the byte model (model card).
     Saved by ``save_pretrained`` as ``tokenizer.json``; loads offline with the pipeline.
     """
-    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
+    from tokenizers import Tokenizer, models, processors
     from transformers import PreTrainedTokenizerFast
 
     vocabulary = sorted({w.lower() for w in words} - set(WORD_SPECIAL_TOKENS))
@@ -43,18 +43,24 @@ def word_tokenizer(words: Iterable[str]):
         raise ValueError("word_tokenizer needs at least one word")
     ids = {w: i for i, w in enumerate([*WORD_SPECIAL_TOKENS, *vocabulary])}
     backend = Tokenizer(models.WordLevel(ids, unk_token="<unk>"))
-    backend.normalizer = normalizers.Lowercase()
-    backend.pre_tokenizer = pre_tokenizers.Whitespace()
+    backend.normalizer, backend.pre_tokenizer = word_splitting()
     backend.post_processor = processors.TemplateProcessing(single="$A </s>", special_tokens=[("</s>", 1)])
     return PreTrainedTokenizerFast(tokenizer_object=backend, pad_token="<pad>", eos_token="</s>",
                                    unk_token="<unk>")
 
 
-def split_words(text: str) -> list[str]:
-    """``text`` lowercased and split into words and punctuation as :func:`word_tokenizer` splits it."""
-    from tokenizers import pre_tokenizers
+def word_splitting():
+    """(normalizer, pre-tokenizer) of :func:`word_tokenizer`: lowercase, then words and punctuation apart. One
+    definition, so :func:`split_words` (which builds the vocabulary) splits exactly as the tokenizer does."""
+    from tokenizers import normalizers, pre_tokenizers
 
-    return [w for w, _ in pre_tokenizers.Whitespace().pre_tokenize_str(text.lower())]
+    return normalizers.Lowercase(), pre_tokenizers.Whitespace()
+
+
+def split_words(text: str) -> list[str]:
+    """``text`` split into words and punctuation as :func:`word_tokenizer` splits it."""
+    normalizer, pre_tokenizer = word_splitting()
+    return [w for w, _ in pre_tokenizer.pre_tokenize_str(normalizer.normalize_str(text))]
 
 
 def evenly_spaced_vace_layers(num_layers: int, num_vace_layers: int) -> list[int]:
