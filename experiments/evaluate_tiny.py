@@ -15,6 +15,11 @@ Writes ``report.json`` (every clip's scores), ``report.md`` (the figures) and ``
 run directory; with ``card=PATH/MODEL_CARD.md`` also the card's measured section and ``PATH/evaluation/``. A
 clip "passes" when r >= ``pass_threshold`` on both axes in the airborne window; an unmeasurable window counts as
 a failure (and as r = 0 in means).
+
+Thirty clips leave each figure uncertain by several points, so every mean comes with a 95 % percentile-bootstrap
+interval over clips (``scipy.stats.bootstrap``, seeded by the evaluation's seed, so a report is the same on every
+run) and every pass rate with a 95 % Wilson interval (``scipy.stats.binomtest``). Control throughout is also
+broken down by scene kind (:func:`scene_kind`), which shows where the control is lost.
 """
 
 from __future__ import annotations
@@ -93,6 +98,43 @@ def mean_r(score: dict[str, Any], window: str = "airborne") -> float:
     return float(np.mean([w[a]["r"] if w[a]["r"] is not None else 0.0 for a in ("x", "y")]))
 
 
+# Scene kinds of the breakdown (key, label), in table order.
+SCENE_KINDS = (("thrown", "thrown ball, no wall contact"), ("wall", "thrown ball that hits the wall"),
+               ("ramp", "ball rolling off a ramp"))
+
+
+def scene_kind(info: dict[str, Any]) -> str:
+    """A clip's key in :data:`SCENE_KINDS` from its sampler description (``template``, ``hits_wall``)."""
+    if info["template"] == "ramp":
+        return "ramp"
+    return "wall" if info.get("hits_wall") else "thrown"
+
+
+def mean_interval(values, *, seed: int, confidence: float = 0.95,
+                  resamples: int = 2000) -> tuple[float, float] | None:
+    """Percentile-bootstrap interval of the mean of ``values`` (one per clip); None for fewer than 2 values."""
+    from scipy import stats
+
+    values = np.asarray(values, dtype=np.float64)
+    if values.size < 2:
+        return None
+    if np.all(values == values[0]):  # every resample has the same mean (SciPy would warn and return NaN)
+        return float(values[0]), float(values[0])
+    res = stats.bootstrap((values,), np.mean, confidence_level=confidence, n_resamples=resamples,
+                          method="percentile", rng=np.random.default_rng(seed))
+    return float(res.confidence_interval.low), float(res.confidence_interval.high)
+
+
+def proportion_interval(successes: int, trials: int, confidence: float = 0.95) -> tuple[float, float] | None:
+    """Wilson score interval of a pass rate; None without trials."""
+    from scipy import stats
+
+    if trials == 0:
+        return None
+    ci = stats.binomtest(int(successes), int(trials)).proportion_ci(confidence_level=confidence, method="wilson")
+    return float(ci.low), float(ci.high)
+
+
 def sideways_direction(track, min_px: float) -> int:
     """+1 / -1 when the tracked centre's mean sideways motion (slope of x over the observed frames, times the
     clip length) is at least ``min_px`` to the right / left, else 0."""
@@ -155,7 +197,8 @@ def evaluate(pipe, ev: TinyEvaluation, *, progress: bool = True, frames_dir: Pat
                                    track.area_px), track
 
         entry: dict[str, Any] = {"index": rec["index"], "prompt": rec["prompt"], "direction": rec["direction"],
-                                 "template": rec["info"]["template"], "radius_px": rec["info"]["radius_px"]}
+                                 "template": rec["info"]["template"], "scene": scene_kind(rec["info"]),
+                                 "radius_px": rec["info"]["radius_px"]}
         entry["ground_truth"] = score(arrays["rgb"][i])[0]
         recon = autoencode(pipe, arrays["rgb"][i])
         entry["autoencoder"] = score(recon)[0]
@@ -187,20 +230,31 @@ def summarise(clips: list[dict[str, Any]], ev: TinyEvaluation, sigma_rel: dict[i
     n = len(clips)
     thr = ev.pass_threshold
 
-    def figure(key_fn) -> dict[str, Any]:
-        scores = [key_fn(c) for c in clips]
+    def figure(key_fn, subset=clips) -> dict[str, Any]:
+        scores = [key_fn(c) for c in subset]
+        k = len(scores)
         rx = [airborne_rs(s)[0] for s in scores]
         ry = [airborne_rs(s)[1] for s in scores]
+        passed = int(sum(passes(s, thr) for s in scores))
+        airborne = [mean_r(s) for s in scores]
         return {
-            "clips": n,
-            "pass": int(sum(passes(s, thr) for s in scores)),
-            "pass_rate": float(np.mean([passes(s, thr) for s in scores])) if n else None,
-            "median_r_airborne_x": float(np.median([r if r is not None else 0.0 for r in rx])) if n else None,
-            "median_r_airborne_y": float(np.median([r if r is not None else 0.0 for r in ry])) if n else None,
-            "mean_r_airborne": float(np.mean([mean_r(s) for s in scores])) if n else None,
-            "mean_r_after_ground": float(np.mean([mean_r(s, "after_ground") for s in scores])) if n else None,
+            "clips": k,
+            "pass": passed,
+            "pass_rate": passed / k if k else None,
+            "pass_rate_ci95": proportion_interval(passed, k),
+            "median_r_airborne_x": float(np.median([r if r is not None else 0.0 for r in rx])) if k else None,
+            "median_r_airborne_y": float(np.median([r if r is not None else 0.0 for r in ry])) if k else None,
+            "mean_r_airborne": float(np.mean(airborne)) if k else None,
+            "mean_r_airborne_ci95": mean_interval(airborne, seed=ev.seed),
+            "mean_r_after_ground": float(np.mean([mean_r(s, "after_ground") for s in scores])) if k else None,
             "unmeasurable": int(sum(r is None for r in rx + ry)),
         }
+
+    by_scene = {}
+    for kind, _ in SCENE_KINDS:
+        subset = [c for c in clips if c["scene"] == kind]
+        by_scene[kind] = {"autoencoder_ceiling": figure(lambda c: c["autoencoder"], subset),
+                          "full_control": figure(lambda c: c["release"][str(ev.num_steps)], subset)}
 
     sweep = []
     for step in ev.release_steps:
@@ -219,6 +273,7 @@ def summarise(clips: list[dict[str, Any]], ev: TinyEvaluation, sigma_rel: dict[i
                                  "share_follows_prompt": float(np.mean(follows)) if n else None,
                                  "no_sideways_motion": int(sum(still))},
         "release_sweep": sweep,
+        "full_control_by_scene": by_scene,
         "clips": clips,
     }
 
@@ -229,7 +284,20 @@ FIGURES = (("ground_truth_tracking", "ground truth (tracker check)"), ("autoenco
 
 
 def pass_cell(f: dict[str, Any]) -> str:
-    return f"{f['pass']}/{f['clips']} ({100 * f['pass_rate']:.0f} %)"
+    """"24/30 (80 %, 62-90)": passes, rate and its 95 % interval."""
+    if not f["clips"]:
+        return "0/0"
+    ci = f.get("pass_rate_ci95")
+    rng = f", {100 * ci[0]:.0f}-{100 * ci[1]:.0f}" if ci else ""
+    return f"{f['pass']}/{f['clips']} ({100 * f['pass_rate']:.0f} %{rng})"
+
+
+def mean_cell(f: dict[str, Any]) -> str:
+    """"0.828 (0.74-0.91)": mean airborne r and its 95 % interval."""
+    if not f["clips"]:
+        return "-"
+    ci = f.get("mean_r_airborne_ci95")
+    return f"{f['mean_r_airborne']:.3f}" + (f" ({ci[0]:.2f}-{ci[1]:.2f})" if ci else "")
 
 
 def report_markdown(rep: dict[str, Any], model: str) -> str:
@@ -238,7 +306,7 @@ def report_markdown(rep: dict[str, Any], model: str) -> str:
 
     def line(name: str, f: dict[str, Any]) -> str:
         return (f"| {name} | {pass_cell(f)} | {f['median_r_airborne_x']:.3f} | {f['median_r_airborne_y']:.3f} "
-                f"| {f['mean_r_airborne']:.3f} | {f['mean_r_after_ground']:.3f} | {f['unmeasurable']} |")
+                f"| {mean_cell(f)} | {f['mean_r_after_ground']:.3f} | {f['unmeasurable']} |")
 
     d = rep["no_control_direction"]
     rows = [
@@ -247,7 +315,8 @@ def report_markdown(rep: dict[str, Any], model: str) -> str:
         f"Held-out scenes: {len(rep['clips'])} clips of data seed {s['data']['seed']} (training used another "
         f"seed); {s['num_steps']} UniPC steps, guidance {s['guidance_scale']}, max_sequence_length "
         f"{s['max_sequence_length']}. Pass: Pearson r >= {thr} on both axes in the airborne window. "
-        f"Took {rep['seconds'] / 60:.1f} min.",
+        f"Took {rep['seconds'] / 60:.1f} min. In brackets: 95 % intervals (pass rates: Wilson; means: bootstrap "
+        "over clips).",
         "",
         "| figure | pass | median r x | median r y | mean r airborne | mean r after ground | unmeasurable axes |",
         "| --- | --- | --- | --- | --- | --- | --- |",
@@ -257,13 +326,22 @@ def report_markdown(rep: dict[str, Any], model: str) -> str:
         f"{d['follows_prompt']}/{d['clips']} clips ({100 * d['share_follows_prompt']:.0f} %); "
         f"{d['no_sideways_motion']} show no sideways motion.",
         "",
+        "## Control throughout, by scene kind",
+        "",
+        "| scene | clips | autoencoder ceiling | control throughout | mean r airborne |",
+        "| --- | --- | --- | --- | --- |",
+        *[f"| {label} | {rep['full_control_by_scene'][key]['full_control']['clips']} "
+          f"| {pass_cell(rep['full_control_by_scene'][key]['autoencoder_ceiling'])} "
+          f"| {pass_cell(rep['full_control_by_scene'][key]['full_control'])} "
+          f"| {mean_cell(rep['full_control_by_scene'][key]['full_control'])} |" for key, label in SCENE_KINDS],
+        "",
         "## Release sweep (mean retention over clips, airborne window, mean of the two axes)",
         "",
         "| i* | sigma_rel | mean r airborne | mean r after ground | pass |",
         "| --- | --- | --- | --- | --- |",
     ]
     for r in rep["release_sweep"]:
-        rows.append(f"| {r['release_step']} | {r['sigma_rel']:.3f} | {r['mean_r_airborne']:.3f} | "
+        rows.append(f"| {r['release_step']} | {r['sigma_rel']:.3f} | {mean_cell(r)} | "
                     f"{r['mean_r_after_ground']:.3f} | {r['pass']}/{r['clips']} |")
     rows += ["", "![release sweep](release_sweep.png)", ""]
     return "\n".join(rows)
@@ -275,7 +353,7 @@ def card_section(rep: dict[str, Any]) -> str:
 
     def line(name: str, f: dict[str, Any]) -> str:
         return (f"| {name} | {pass_cell(f)} | {f['median_r_airborne_x']:.3f} / {f['median_r_airborne_y']:.3f} "
-                f"| {f['mean_r_airborne']:.3f} |")
+                f"| {mean_cell(f)} |")
 
     sweep = " -> ".join(f"{r['mean_r_airborne']:.2f} (sigma {r['sigma_rel']:.2f})" for r in rep["release_sweep"])
     d = rep["no_control_direction"]
@@ -285,11 +363,16 @@ def card_section(rep: dict[str, Any]) -> str:
         f"{rep['seconds'] / 60:.1f} min. A clip passes when the ball tracked by the critic's tracker has Pearson "
         f"r >= {s['pass_threshold']} with the simulated path on both axes of the airborne window; the autoencoder "
         "ceiling is the same check on the ground truth encoded and decoded by the model's VAE. Full report: "
-        "`evaluation/report.md` and `evaluation/release_sweep.png`.",
+        "`evaluation/report.md` and `evaluation/release_sweep.png`. In brackets: 95 % intervals (Wilson for pass "
+        "rates, bootstrap over clips for means).",
         "",
         "| figure | pass | median r x / y | mean r airborne |",
         "| --- | --- | --- | --- |",
         *[line(label, rep[key]) for key, label in FIGURES[1:]],
+        "",
+        "By scene kind, control throughout passes "
+        + "; ".join(f"{label}: {pass_cell(rep['full_control_by_scene'][key]['full_control'])}"
+                    for key, label in SCENE_KINDS) + ".",
         "",
         f"Release sweep, mean airborne retention against sigma_rel: {sweep}. Without control the ball's sideways "
         f"motion follows the prompt's direction in {d['follows_prompt']}/{d['clips']} clips "
@@ -340,7 +423,10 @@ def plot_sweep(rep: dict[str, Any], path: Path) -> None:
     sw = rep["release_sweep"]
     sig = [r["sigma_rel"] for r in sw]
     fig, ax = plt.subplots(figsize=(5, 3.2))
-    ax.plot(sig, [r["mean_r_airborne"] for r in sw], "o-", label="airborne")
+    line, = ax.plot(sig, [r["mean_r_airborne"] for r in sw], "o-", label="airborne")
+    if all(r.get("mean_r_airborne_ci95") for r in sw):
+        ax.fill_between(sig, [r["mean_r_airborne_ci95"][0] for r in sw], [r["mean_r_airborne_ci95"][1] for r in sw],
+                        color=line.get_color(), alpha=0.15, lw=0, label="airborne, 95 % interval")
     ax.plot(sig, [r["mean_r_after_ground"] for r in sw], "s--", label="after ground contact")
     ax.axhline(rep["settings"]["retention_threshold"], color="grey", lw=0.8, ls=":")
     ax.set_xlabel("sigma_rel (control released at)")

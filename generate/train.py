@@ -514,6 +514,18 @@ def train_transformer(cfg: TransformerTraining, encoded: dict[str, torch.Tensor]
 # --------------------------------------------------------------------------------------------------
 
 
+def forget_load_paths(pipeline_dir: Path) -> None:
+    """Drop ``_name_or_path`` from the components' ``config.json``. diffusers records there the folder a
+    component was loaded from (a resumed run loads its autoencoder from the work folder), so the shipped files
+    would depend on where and whether a run was interrupted. Rewritten as diffusers writes them (indent 2,
+    sorted keys, final newline): a resumed run exports the same bytes as an uninterrupted one."""
+    for config in sorted(Path(pipeline_dir).glob("*/config.json")):
+        values = json.loads(config.read_text())
+        if "_name_or_path" in values:
+            del values["_name_or_path"]
+            config.write_text(json.dumps(values, indent=2, sort_keys=True) + "\n")
+
+
 def export_pipeline(pipe, out_dir: Path, card: str) -> Path:
     """``save_pretrained`` (safetensors) plus ``MODEL_CARD.md``; replaces ``out_dir`` atomically enough for a
     single writer (written beside it, then renamed)."""
@@ -522,6 +534,7 @@ def export_pipeline(pipe, out_dir: Path, card: str) -> Path:
     if tmp.exists():
         shutil.rmtree(tmp)
     pipe.save_pretrained(tmp, safe_serialization=True)
+    forget_load_paths(tmp)
     (tmp / "MODEL_CARD.md").write_text(card)
     if out_dir.exists():
         old = out_dir.with_name(out_dir.name + ".old")
@@ -662,8 +675,12 @@ def run_training(*, data, vae_cfg: VAETraining, transformer_cfg: TransformerTrai
     cache = workdir / "encoded.pt"
     encode_key = encoding_key(data_sha256=dataset_fingerprint(data), vae_cfg=vae_cfg,
                               transformer_cfg=transformer_cfg, seed=seed)
-    encoded = torch.load(cache, weights_only=False) if cache.is_file() else None
-    if encoded is not None and encoded.get("key") != encode_key:
+    # The key is also written beside the cache (a few bytes), so a cache of other settings is recognised
+    # without loading its hundreds of MB; a cache without that file is checked by its own "key".
+    key_file = workdir / "encoded.key"
+    stale = key_file.is_file() and key_file.read_text().strip() != encode_key
+    encoded = torch.load(cache, weights_only=False) if cache.is_file() and not stale else None
+    if stale or (encoded is not None and encoded.get("key") != encode_key):
         # Same work folder, other data/autoencoder/prompt settings: the cached latents would silently be wrong.
         print(f"{cache}: encoded with other settings; encoding again", file=sys.stderr)
         encoded = None
@@ -673,6 +690,7 @@ def run_training(*, data, vae_cfg: VAETraining, transformer_cfg: TransformerTrai
             embed_text=not transformer_cfg.train_text_encoder, progress=progress))
         encoded["key"] = encode_key
         save_state(cache, encoded)
+        atomic_write_bytes(key_file, encode_key.encode())
     if stop_after == "encode":
         return TrainResult(workdir, workdir / "pipeline")
     ema, text_ema, steps_done = timed("transformer", lambda: train_transformer(

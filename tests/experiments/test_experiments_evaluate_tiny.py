@@ -27,6 +27,31 @@ def test_sideways_direction_reads_the_slope():
     assert sideways_direction(track, 100.0) == 0
 
 
+def test_intervals_are_seeded_and_cover_the_estimate():
+    from experiments.evaluate_tiny import mean_interval, proportion_interval
+
+    rng = np.random.default_rng(3)
+    values = np.concatenate([rng.uniform(0.9, 1.0, 24), np.zeros(6)])  # 24 good clips, 6 lost
+    lo, hi = mean_interval(values, seed=0)
+    assert lo < values.mean() < hi and 0.0 <= lo and hi <= 1.0
+    assert mean_interval(values, seed=0) == (lo, hi)  # the same report on every run
+    lo4, hi4 = mean_interval(np.tile(values, 4), seed=0)  # four times the clips: a narrower interval
+    assert hi4 - lo4 < 0.7 * (hi - lo)
+    assert mean_interval(np.full(5, 0.5), seed=0) == (0.5, 0.5)
+    assert mean_interval([0.5], seed=0) is None
+    # Wilson interval of 24/30: 0.627-0.905.
+    assert np.allclose(proportion_interval(24, 30), (0.6269, 0.9050), atol=1e-3)
+    assert proportion_interval(0, 0) is None and proportion_interval(0, 10)[0] == 0.0
+
+
+def test_scene_kind_separates_wall_contacts():
+    from experiments.evaluate_tiny import scene_kind
+
+    assert scene_kind({"template": "ramp", "hits_wall": False}) == "ramp"
+    assert scene_kind({"template": "thrown_ball", "hits_wall": True}) == "wall"
+    assert scene_kind({"template": "thrown_ball", "hits_wall": False}) == "thrown"
+
+
 def test_evaluation_writes_every_figure(tmp_path):
     from diffusers import WanVACEPipeline
 
@@ -50,8 +75,14 @@ def test_evaluation_writes_every_figure(tmp_path):
     assert [r["release_step"] for r in rep["release_sweep"]] == [0, 1, 2]
     assert rep["release_sweep"][0]["sigma_rel"] > rep["release_sweep"][-1]["sigma_rel"]
     assert 0 <= rep["no_control_direction"]["follows_prompt"] <= 2
+    full = rep["full_control"]
+    lo, hi = full["pass_rate_ci95"]
+    assert lo <= full["pass_rate"] <= hi
+    by_scene = rep["full_control_by_scene"]
+    assert sum(k["full_control"]["clips"] for k in by_scene.values()) == 2
+    assert sum(k["full_control"]["pass"] for k in by_scene.values()) == full["pass"]
     md = report_markdown(rep, "smoke")
-    assert "autoencoder ceiling" in md and "Release sweep" in md
+    assert "autoencoder ceiling" in md and "Release sweep" in md and "by scene kind" in md
     plot_sweep(rep, tmp_path / "sweep.png")
     assert (tmp_path / "sweep.png").stat().st_size > 0
 

@@ -126,8 +126,17 @@ def test_resume_equals_an_uninterrupted_run(tmp_path, monkeypatch):
         for key in a[part]:
             torch.testing.assert_close(a[part][key], b[part][key], rtol=0, atol=0)
 
+    # The exported pipelines are the same files, byte for byte (the card alone differs: it states the timings),
+    # though the resumed run loaded its autoencoder from the work folder rather than training it.
+    straight, resumed = tmp_path / "straight" / "pipeline", tmp_path / "resumed" / "pipeline"
+    files = sorted(p.relative_to(straight) for p in straight.rglob("*") if p.is_file() and p.name != "MODEL_CARD.md")
+    assert files == sorted(p.relative_to(resumed) for p in resumed.rglob("*")
+                           if p.is_file() and p.name != "MODEL_CARD.md")
+    for name in files:
+        assert (straight / name).read_bytes() == (resumed / name).read_bytes(), name
 
-def test_encoded_latents_are_reused_only_for_the_same_settings(tmp_path):
+
+def test_encoded_latents_are_reused_only_for_the_same_settings(tmp_path, monkeypatch):
     """A work folder's ``encoded.pt`` is kept while its inputs are unchanged and rebuilt when they change (here
     the prompt length), so a changed setting never trains on stale latents."""
     from dataclasses import replace
@@ -149,6 +158,16 @@ def test_encoded_latents_are_reused_only_for_the_same_settings(tmp_path):
     second = torch.load(cache, weights_only=False)
     assert second["text_ids"].shape[1] == shorter.max_sequence_length and second["key"] != first["key"]
     torch.testing.assert_close(second["x0"], first["x0"], rtol=0, atol=0)
+    key_file = tmp_path / "work" / "encoded.key"
+    assert key_file.read_text() == second["key"]
+
+    # Back to the first settings: the key file alone tells the cache is stale; it is not loaded to find out.
+    def no_load(*args, **kwargs):
+        raise AssertionError("a stale cache was loaded")
+
+    monkeypatch.setattr(train.torch, "load", no_load)
+    train.run_training(transformer_cfg=tr_cfg, **kwargs)
+    assert key_file.read_text() == first["key"]
 
 
 def test_trained_text_encoder_ships_and_prompt_embeddings_match_the_pipeline(tmp_path):
