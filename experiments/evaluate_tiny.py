@@ -300,6 +300,13 @@ def mean_cell(f: dict[str, Any]) -> str:
     return f"{f['mean_r_airborne']:.3f}" + (f" ({ci[0]:.2f}-{ci[1]:.2f})" if ci else "")
 
 
+def scene_line(label: str, kind: dict[str, Any]) -> str:
+    """A row of the by-scene-kind table: clips, autoencoder ceiling, control throughout and its mean r."""
+    full = kind["full_control"]
+    return (f"| {label} | {full['clips']} | {pass_cell(kind['autoencoder_ceiling'])} | {pass_cell(full)} "
+            f"| {mean_cell(full)} |")
+
+
 def report_markdown(rep: dict[str, Any], model: str) -> str:
     s = rep["settings"]
     thr = s["pass_threshold"]
@@ -330,10 +337,7 @@ def report_markdown(rep: dict[str, Any], model: str) -> str:
         "",
         "| scene | clips | autoencoder ceiling | control throughout | mean r airborne |",
         "| --- | --- | --- | --- | --- |",
-        *[f"| {label} | {rep['full_control_by_scene'][key]['full_control']['clips']} "
-          f"| {pass_cell(rep['full_control_by_scene'][key]['autoencoder_ceiling'])} "
-          f"| {pass_cell(rep['full_control_by_scene'][key]['full_control'])} "
-          f"| {mean_cell(rep['full_control_by_scene'][key]['full_control'])} |" for key, label in SCENE_KINDS],
+        *[scene_line(label, rep["full_control_by_scene"][key]) for key, label in SCENE_KINDS],
         "",
         "## Release sweep (mean retention over clips, airborne window, mean of the two axes)",
         "",
