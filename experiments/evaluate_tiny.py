@@ -99,7 +99,7 @@ def mean_r(score: dict[str, Any], window: str = "airborne") -> float:
 
 
 # Scene kinds of the breakdown (key, label), in table order.
-SCENE_KINDS = (("thrown", "thrown ball, no wall contact"), ("wall", "thrown ball that hits the wall"),
+SCENE_KINDS = (("thrown", "thrown ball without wall contact"), ("wall", "thrown ball that hits the wall"),
                ("ramp", "ball rolling off a ramp"))
 
 
