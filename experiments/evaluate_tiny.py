@@ -16,6 +16,9 @@ run directory; with ``card=PATH/MODEL_CARD.md`` also the card's measured section
 clip "passes" when r >= ``pass_threshold`` on both axes in the airborne window; an unmeasurable window counts as
 a failure (and as r = 0 in means).
 
+With ``vae_dir=DIR`` only the autoencoder ceiling of that ``AutoencoderKLWan`` directory is measured (a training
+work folder's ``vae_final``), so a weak autoencoder is caught before the transformer stage is spent on it.
+
 Thirty clips leave each figure uncertain by several points, so every mean comes with a 95 % percentile-bootstrap
 interval over clips (``scipy.stats.bootstrap``, seeded by the evaluation's seed, so a report is the same on every
 run) and every pass rate with a 95 % Wilson interval (``scipy.stats.binomtest``). Control throughout is also
@@ -170,8 +173,11 @@ def control_video_of(frames: np.ndarray, centers_px: np.ndarray, fps: float):
                         centers_px=np.asarray(centers_px).reshape(t, 1, 2), near_m=np.zeros(t), far_m=np.zeros(t))
 
 
-def evaluate(pipe, ev: TinyEvaluation, *, progress: bool = True, frames_dir: Path | None = None) -> dict[str, Any]:
-    """Run every figure on the first ``ev.num_clips`` held-out clips; returns the JSON-ready report."""
+def evaluate(pipe, ev: TinyEvaluation, *, progress: bool = True, frames_dir: Path | None = None,
+             autoencoder_only: bool = False) -> dict[str, Any]:
+    """Run every figure on the first ``ev.num_clips`` held-out clips; returns the JSON-ready report. With
+    ``autoencoder_only`` only ``pipe.vae`` is used (the ground-truth check and the autoencoder ceiling, see
+    :func:`summarise_autoencoder`): a trained autoencoder is checked before a transformer is trained on it."""
     from experiments.retention import RetentionConfig, score_retention
     from experiments.tracking import CriticObjectTracker
     from generate.sweep import generate_release_sweep
@@ -202,6 +208,9 @@ def evaluate(pipe, ev: TinyEvaluation, *, progress: bool = True, frames_dir: Pat
         entry["ground_truth"] = score(arrays["rgb"][i])[0]
         recon = autoencode(pipe, arrays["rgb"][i])
         entry["autoencoder"] = score(recon)[0]
+        clips.append(entry)
+        if autoencoder_only:
+            continue
         control = control_video_of(arrays["control"][i], sim_px, fps)
         out = generate_release_sweep(pipe, control, rec["prompt"], seed=ev.seed + i, num_steps=ev.num_steps,
                                      release_steps=ev.release_steps, guidance_scale=ev.guidance_scale,
@@ -220,35 +229,55 @@ def evaluate(pipe, ev: TinyEvaluation, *, progress: bool = True, frames_dir: Pat
         free = np.asarray(out[0].frames)
         free_track = tracker(free, fps, None)  # no simulated path: the tracker must not be steered to it
         entry["no_control_direction"] = sideways_direction(free_track, ev.direction_min_px)
-        clips.append(entry)
     seconds = time.perf_counter() - tic
+    if autoencoder_only:
+        return summarise_autoencoder(clips, ev, seconds)
     return summarise(clips, ev, sigma_rel, seconds)
+
+
+def summarise_autoencoder(clips: list[dict[str, Any]], ev: TinyEvaluation, seconds: float) -> dict[str, Any]:
+    """The report of an autoencoder-only evaluation: the tracker's check on the ground truth, the autoencoder
+    ceiling, and the ceiling by scene kind."""
+    return {
+        "settings": {k: v for k, v in vars(ev).items() if k != "data"} | {"data": ev.data.config},
+        "seconds": seconds,
+        "ground_truth_tracking": figure_of([c["ground_truth"] for c in clips], ev),
+        "autoencoder_ceiling": figure_of([c["autoencoder"] for c in clips], ev),
+        "autoencoder_by_scene": {kind: figure_of([c["autoencoder"] for c in clips if c["scene"] == kind], ev)
+                                 for kind, _ in SCENE_KINDS},
+        "clips": clips,
+    }
+
+
+def figure_of(scores: list[dict[str, Any]], ev: TinyEvaluation) -> dict[str, Any]:
+    """One figure over clips' retention scores: passes (r >= ``ev.pass_threshold`` on both airborne axes), their
+    rate and 95 % interval, median r per axis, mean airborne r and its interval, unmeasurable axes."""
+    thr = ev.pass_threshold
+    k = len(scores)
+    rx = [airborne_rs(s)[0] for s in scores]
+    ry = [airborne_rs(s)[1] for s in scores]
+    passed = int(sum(passes(s, thr) for s in scores))
+    airborne = [mean_r(s) for s in scores]
+    return {
+        "clips": k,
+        "pass": passed,
+        "pass_rate": passed / k if k else None,
+        "pass_rate_ci95": proportion_interval(passed, k),
+        "median_r_airborne_x": float(np.median([r if r is not None else 0.0 for r in rx])) if k else None,
+        "median_r_airborne_y": float(np.median([r if r is not None else 0.0 for r in ry])) if k else None,
+        "mean_r_airborne": float(np.mean(airborne)) if k else None,
+        "mean_r_airborne_ci95": mean_interval(airborne, seed=ev.seed),
+        "mean_r_after_ground": float(np.mean([mean_r(s, "after_ground") for s in scores])) if k else None,
+        "unmeasurable": int(sum(r is None for r in rx + ry)),
+    }
 
 
 def summarise(clips: list[dict[str, Any]], ev: TinyEvaluation, sigma_rel: dict[int, float],
               seconds: float) -> dict[str, Any]:
     n = len(clips)
-    thr = ev.pass_threshold
 
     def figure(key_fn, subset=clips) -> dict[str, Any]:
-        scores = [key_fn(c) for c in subset]
-        k = len(scores)
-        rx = [airborne_rs(s)[0] for s in scores]
-        ry = [airborne_rs(s)[1] for s in scores]
-        passed = int(sum(passes(s, thr) for s in scores))
-        airborne = [mean_r(s) for s in scores]
-        return {
-            "clips": k,
-            "pass": passed,
-            "pass_rate": passed / k if k else None,
-            "pass_rate_ci95": proportion_interval(passed, k),
-            "median_r_airborne_x": float(np.median([r if r is not None else 0.0 for r in rx])) if k else None,
-            "median_r_airborne_y": float(np.median([r if r is not None else 0.0 for r in ry])) if k else None,
-            "mean_r_airborne": float(np.mean(airborne)) if k else None,
-            "mean_r_airborne_ci95": mean_interval(airborne, seed=ev.seed),
-            "mean_r_after_ground": float(np.mean([mean_r(s, "after_ground") for s in scores])) if k else None,
-            "unmeasurable": int(sum(r is None for r in rx + ry)),
-        }
+        return figure_of([key_fn(c) for c in subset], ev)
 
     by_scene = {}
     for kind, _ in SCENE_KINDS:
@@ -351,6 +380,32 @@ def report_markdown(rep: dict[str, Any], model: str) -> str:
     return "\n".join(rows)
 
 
+def autoencoder_markdown(rep: dict[str, Any], vae: str) -> str:
+    """The report of an autoencoder-only evaluation (:func:`summarise_autoencoder`)."""
+    s = rep["settings"]
+
+    def line(name: str, f: dict[str, Any]) -> str:
+        return (f"| {name} | {pass_cell(f)} | {f['median_r_airborne_x']:.3f} | {f['median_r_airborne_y']:.3f} "
+                f"| {mean_cell(f)} | {f['unmeasurable']} |")
+
+    return "\n".join([
+        f"# Autoencoder ceiling: {vae}",
+        "",
+        f"{len(rep['clips'])} clips of data seed {s['data']['seed']}, each encoded and decoded (posterior mode) and "
+        f"tracked. Pass: Pearson r >= {s['pass_threshold']} on both axes in the airborne window. Took "
+        f"{rep['seconds'] / 60:.1f} min. In brackets: 95 % intervals (pass rates: Wilson; means: bootstrap over "
+        "clips).",
+        "",
+        "| figure | pass | median r x | median r y | mean r airborne | unmeasurable axes |",
+        "| --- | --- | --- | --- | --- | --- |",
+        line("ground truth (tracker check)", rep["ground_truth_tracking"]),
+        line("autoencoder ceiling", rep["autoencoder_ceiling"]),
+        *[line(f"... {label}", rep["autoencoder_by_scene"][key]) for key, label in SCENE_KINDS
+          if rep["autoencoder_by_scene"][key]["clips"]],
+        "",
+    ])
+
+
 def card_section(rep: dict[str, Any]) -> str:
     """The measured figures for a model card (between ``generate.train.EVALUATION_BEGIN`` and ``..._END``)."""
     s = rep["settings"]
@@ -450,6 +505,11 @@ def _task(cfg) -> None:
     from sim.runtime import UserError, configure_threads, hydra_run_dir, write_manifest
 
     configure_threads(cfg.num_threads)
+    if cfg.get("vae_dir"):
+        if cfg.get("card"):
+            raise UserError("a model card takes the whole evaluation, not the autoencoder's alone", field="card")
+        _autoencoder_task(cfg, Path(cfg.vae_dir))
+        return
     if cfg.get("card"):
         card_parts(Path(cfg.card))
     run_dir = hydra_run_dir()
@@ -479,6 +539,39 @@ def _task(cfg) -> None:
     if cfg.get("card"):
         write_card(Path(cfg.card), rep, run_dir)
     write_manifest(run_dir, stage="evaluate", extra={"model": model})
+    print((run_dir / "report.md").read_text())
+
+
+def _autoencoder_task(cfg, vae_dir: Path) -> None:
+    """``vae_dir=DIR``: the autoencoder ceiling of an ``AutoencoderKLWan`` directory (a training work folder's
+    ``vae_final``, or a pipeline's ``vae``), so a weak autoencoder is caught before a transformer is trained on it."""
+    from types import SimpleNamespace
+
+    from diffusers import AutoencoderKLWan
+    from hydra.utils import instantiate
+    from omegaconf import OmegaConf
+
+    from sim.runtime import UserError, hydra_run_dir, write_manifest
+
+    if not (vae_dir / "config.json").is_file():
+        raise UserError("not an autoencoder directory (no config.json; a training run writes one to "
+                        "<workdir>/vae_final when its autoencoder stage ends)", file=vae_dir, field="vae_dir")
+    vae = AutoencoderKLWan.from_pretrained(vae_dir, local_files_only=True).eval()
+    run_dir = hydra_run_dir()
+    ev = instantiate(cfg.evaluation)
+    tracker = instantiate(cfg.tracker)
+    tracker.start(name="evaluate_autoencoder", group="evaluate_tiny", run_dir=run_dir, sweep_dir=run_dir,
+                  config=OmegaConf.to_container(cfg, resolve=True))
+    rep = evaluate(SimpleNamespace(vae=vae), ev, progress=bool(cfg.progress), autoencoder_only=True)
+    rep["model"] = str(vae_dir)
+    write_json(run_dir / "report.json", rep)
+    (run_dir / "report.md").write_text(autoencoder_markdown(rep, str(vae_dir)))
+    flat = {"autoencoder_pass_rate": rep["autoencoder_ceiling"]["pass_rate"],
+            "autoencoder_mean_r_airborne": rep["autoencoder_ceiling"]["mean_r_airborne"]}
+    tracker.log(flat)
+    tracker.finish()
+    write_json(run_dir / "metrics.json", flat)
+    write_manifest(run_dir, stage="evaluate", extra={"model": str(vae_dir)})
     print((run_dir / "report.md").read_text())
 
 

@@ -81,6 +81,15 @@ def test_evaluation_writes_every_figure(tmp_path):
     by_scene = rep["full_control_by_scene"]
     assert sum(k["full_control"]["clips"] for k in by_scene.values()) == 2
     assert sum(k["full_control"]["pass"] for k in by_scene.values()) == full["pass"]
+    # The autoencoder alone (vae_dir=...): the same ceiling, no generation.
+    from types import SimpleNamespace
+
+    from experiments.evaluate_tiny import autoencoder_markdown
+
+    alone = evaluate(SimpleNamespace(vae=pipe.vae), ev, progress=False, autoencoder_only=True)
+    assert alone["autoencoder_ceiling"] == rep["autoencoder_ceiling"] and "release_sweep" not in alone
+    assert [c["autoencoder"] for c in alone["clips"]] == [c["autoencoder"] for c in rep["clips"]]
+    assert "| autoencoder ceiling | " in autoencoder_markdown(alone, "smoke/vae")
     md = report_markdown(rep, "smoke")
     assert "autoencoder ceiling" in md and "Release sweep" in md and "by scene kind" in md
     plot_sweep(rep, tmp_path / "sweep.png")
@@ -110,3 +119,43 @@ def test_evaluation_writes_every_figure(tmp_path):
         card_parts(tmp_path / "bare.md")
     with pytest.raises(UserError, match="no such model card"):
         card_parts(tmp_path / "missing.md")
+
+
+def _evaluate_cli(args, cwd):
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(root), "WANDB_MODE": "offline"}
+    return subprocess.run([sys.executable, "-m", "experiments.evaluate_tiny", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_cli_checks_an_autoencoder_alone(tmp_path):
+    """vae_dir=DIR: the shipped autoencoder's ceiling on two held-out clips, without loading a generator; a
+    folder that holds no autoencoder, or a card asked of this partial evaluation, is a user error."""
+    import json
+
+    vae_dir = Path(__file__).resolve().parents[2] / "generate" / "pretrained" / "vae"
+    data = ["evaluation.num_clips=2", "evaluation.data.num_clips=2", "evaluation.data.shard_size=2",
+            f"evaluation.data.root={tmp_path / 'cache'}", "tracker=none", "progress=false"]
+    out = tmp_path / "run"
+    res = _evaluate_cli([f"vae_dir={vae_dir}", *data, f"hydra.run.dir={out}"], tmp_path)
+    assert res.returncode == 0, res.stderr
+    rep = json.loads((out / "report.json").read_text())
+    assert rep["autoencoder_ceiling"]["clips"] == 2 and "release_sweep" not in rep
+    assert sum(f["clips"] for f in rep["autoencoder_by_scene"].values()) == 2
+    # The shipped autoencoder keeps the track of most held-out balls (27/30 in its card): of these two, one at least.
+    assert rep["autoencoder_ceiling"]["pass"] >= 1
+    md = (out / "report.md").read_text()
+    assert md.startswith(f"# Autoencoder ceiling: {vae_dir}") and "| autoencoder ceiling | " in md
+    assert json.loads((out / "metrics.json").read_text())["autoencoder_pass_rate"] == rep["autoencoder_ceiling"][
+        "pass_rate"]
+
+    res = _evaluate_cli([f"vae_dir={tmp_path}", *data, f"hydra.run.dir={tmp_path / 'bad'}"], tmp_path)
+    assert res.returncode == 2 and "not an autoencoder directory" in res.stderr and "vae_dir" in res.stderr
+    assert "Traceback" not in res.stderr
+    res = _evaluate_cli([f"vae_dir={vae_dir}", "card=MODEL_CARD.md", *data, f"hydra.run.dir={tmp_path / 'bad2'}"],
+                        tmp_path)
+    assert res.returncode == 2 and "card" in res.stderr and "Traceback" not in res.stderr
