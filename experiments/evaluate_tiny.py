@@ -235,17 +235,23 @@ def evaluate(pipe, ev: TinyEvaluation, *, progress: bool = True, frames_dir: Pat
     return summarise(clips, ev, sigma_rel, seconds)
 
 
-def summarise_autoencoder(clips: list[dict[str, Any]], ev: TinyEvaluation, seconds: float) -> dict[str, Any]:
-    """The report of an autoencoder-only evaluation: the tracker's check on the ground truth, the autoencoder
-    ceiling, and the ceiling by scene kind."""
+def report_head(clips: list[dict[str, Any]], ev: TinyEvaluation, seconds: float) -> dict[str, Any]:
+    """What every report holds: settings, time, every clip's scores, the tracker's check on the ground truth and
+    the autoencoder ceiling."""
     return {
         "settings": {k: v for k, v in vars(ev).items() if k != "data"} | {"data": ev.data.config},
         "seconds": seconds,
         "ground_truth_tracking": figure_of([c["ground_truth"] for c in clips], ev),
         "autoencoder_ceiling": figure_of([c["autoencoder"] for c in clips], ev),
+        "clips": clips,
+    }
+
+
+def summarise_autoencoder(clips: list[dict[str, Any]], ev: TinyEvaluation, seconds: float) -> dict[str, Any]:
+    """The report of an autoencoder-only evaluation: :func:`report_head` and the ceiling by scene kind."""
+    return report_head(clips, ev, seconds) | {
         "autoencoder_by_scene": {kind: figure_of([c["autoencoder"] for c in clips if c["scene"] == kind], ev)
                                  for kind, _ in SCENE_KINDS},
-        "clips": clips,
     }
 
 
@@ -291,11 +297,7 @@ def summarise(clips: list[dict[str, Any]], ev: TinyEvaluation, sigma_rel: dict[i
         sweep.append({"release_step": step, "sigma_rel": sigma_rel.get(step), **f})
     follows = [c["no_control_direction"] == c["direction"] for c in clips]
     still = [c["no_control_direction"] == 0 for c in clips]
-    return {
-        "settings": {k: v for k, v in vars(ev).items() if k != "data"} | {"data": ev.data.config},
-        "seconds": seconds,
-        "ground_truth_tracking": figure(lambda c: c["ground_truth"]),
-        "autoencoder_ceiling": figure(lambda c: c["autoencoder"]),
+    return report_head(clips, ev, seconds) | {
         "full_control": figure(lambda c: c["release"][str(ev.num_steps)]),
         "no_control": figure(lambda c: c["release"]["0"]),
         "no_control_direction": {"clips": n, "follows_prompt": int(sum(follows)),
@@ -303,7 +305,6 @@ def summarise(clips: list[dict[str, Any]], ev: TinyEvaluation, sigma_rel: dict[i
                                  "no_sideways_motion": int(sum(still))},
         "release_sweep": sweep,
         "full_control_by_scene": by_scene,
-        "clips": clips,
     }
 
 
@@ -336,13 +337,17 @@ def scene_line(label: str, kind: dict[str, Any]) -> str:
             f"| {mean_cell(full)} |")
 
 
+def figure_row(name: str, f: dict[str, Any], *, after_ground: bool = True) -> str:
+    """A row of a report's figure table: pass, median r per axis, mean airborne r, (mean r after ground contact,)
+    unmeasurable axes."""
+    ground = f" {f['mean_r_after_ground']:.3f} |" if after_ground else ""
+    return (f"| {name} | {pass_cell(f)} | {f['median_r_airborne_x']:.3f} | {f['median_r_airborne_y']:.3f} "
+            f"| {mean_cell(f)} |{ground} {f['unmeasurable']} |")
+
+
 def report_markdown(rep: dict[str, Any], model: str) -> str:
     s = rep["settings"]
     thr = s["pass_threshold"]
-
-    def line(name: str, f: dict[str, Any]) -> str:
-        return (f"| {name} | {pass_cell(f)} | {f['median_r_airborne_x']:.3f} | {f['median_r_airborne_y']:.3f} "
-                f"| {mean_cell(f)} | {f['mean_r_after_ground']:.3f} | {f['unmeasurable']} |")
 
     d = rep["no_control_direction"]
     rows = [
@@ -356,7 +361,7 @@ def report_markdown(rep: dict[str, Any], model: str) -> str:
         "",
         "| figure | pass | median r x | median r y | mean r airborne | mean r after ground | unmeasurable axes |",
         "| --- | --- | --- | --- | --- | --- | --- |",
-        *[line(label, rep[key]) for key, label in FIGURES],
+        *[figure_row(label, rep[key]) for key, label in FIGURES],
         "",
         f"Without control, the ball's mean sideways motion follows the prompt's direction in "
         f"{d['follows_prompt']}/{d['clips']} clips ({100 * d['share_follows_prompt']:.0f} %); "
@@ -383,11 +388,10 @@ def report_markdown(rep: dict[str, Any], model: str) -> str:
 def autoencoder_markdown(rep: dict[str, Any], vae: str) -> str:
     """The report of an autoencoder-only evaluation (:func:`summarise_autoencoder`)."""
     s = rep["settings"]
-
-    def line(name: str, f: dict[str, Any]) -> str:
-        return (f"| {name} | {pass_cell(f)} | {f['median_r_airborne_x']:.3f} | {f['median_r_airborne_y']:.3f} "
-                f"| {mean_cell(f)} | {f['unmeasurable']} |")
-
+    figures = [("ground truth (tracker check)", rep["ground_truth_tracking"]),
+               ("autoencoder ceiling", rep["autoencoder_ceiling"]),
+               *[(f"... {label}", rep["autoencoder_by_scene"][key]) for key, label in SCENE_KINDS
+                 if rep["autoencoder_by_scene"][key]["clips"]]]
     return "\n".join([
         f"# Autoencoder ceiling: {vae}",
         "",
@@ -398,10 +402,7 @@ def autoencoder_markdown(rep: dict[str, Any], vae: str) -> str:
         "",
         "| figure | pass | median r x | median r y | mean r airborne | unmeasurable axes |",
         "| --- | --- | --- | --- | --- | --- |",
-        line("ground truth (tracker check)", rep["ground_truth_tracking"]),
-        line("autoencoder ceiling", rep["autoencoder_ceiling"]),
-        *[line(f"... {label}", rep["autoencoder_by_scene"][key]) for key, label in SCENE_KINDS
-          if rep["autoencoder_by_scene"][key]["clips"]],
+        *[figure_row(name, f, after_ground=False) for name, f in figures],
         "",
     ])
 
@@ -500,7 +501,6 @@ def plot_sweep(rep: dict[str, Any], path: Path) -> None:
 
 def _task(cfg) -> None:
     from hydra.utils import instantiate
-    from omegaconf import OmegaConf
 
     from sim.runtime import UserError, configure_threads, hydra_run_dir, write_manifest
 
@@ -519,27 +519,41 @@ def _task(cfg) -> None:
         raise UserError("no trained tiny model to evaluate (train one: python -m generate.train)",
                         field="generator.pretrained_dir")
     ev = instantiate(cfg.evaluation)
-    tracker = instantiate(cfg.tracker)
-    tracker.start(name="evaluate_tiny", group="evaluate_tiny", run_dir=run_dir, sweep_dir=run_dir,
-                  config=OmegaConf.to_container(cfg, resolve=True))
+    tracker = _start_tracker(cfg, run_dir, "evaluate_tiny")
     rep = evaluate(pipe, ev, progress=bool(cfg.progress), frames_dir=run_dir / "frames")
     model = getattr(pipe, "veriphy_model_id", "tiny")
     rep["model"] = model
-    write_json(run_dir / "report.json", rep)
     plot_sweep(rep, run_dir / "release_sweep.png")
-    (run_dir / "report.md").write_text(report_markdown(rep, model))
     flat = {"autoencoder_pass_rate": rep["autoencoder_ceiling"]["pass_rate"],
             "full_control_pass_rate": rep["full_control"]["pass_rate"],
             "no_control_direction_share": rep["no_control_direction"]["share_follows_prompt"]}
     for r in rep["release_sweep"]:
         flat[f"sweep_mean_r_airborne_i{r['release_step']:02d}"] = r["mean_r_airborne"]
-    tracker.log(flat)
-    tracker.finish()
-    write_json(run_dir / "metrics.json", flat)
+    _write_report(run_dir, tracker, rep, report_markdown(rep, model), flat)
     if cfg.get("card"):
         write_card(Path(cfg.card), rep, run_dir)
     write_manifest(run_dir, stage="evaluate", extra={"model": model})
     print((run_dir / "report.md").read_text())
+
+
+def _start_tracker(cfg, run_dir: Path, name: str):
+    """The configured experiment tracker (``tracker=...``), started for this run before its long work."""
+    from hydra.utils import instantiate
+    from omegaconf import OmegaConf
+
+    tracker = instantiate(cfg.tracker)
+    tracker.start(name=name, group="evaluate_tiny", run_dir=run_dir, sweep_dir=run_dir,
+                  config=OmegaConf.to_container(cfg, resolve=True))
+    return tracker
+
+
+def _write_report(run_dir: Path, tracker, rep: dict[str, Any], markdown: str, flat: dict[str, Any]) -> None:
+    """``report.json``, ``report.md`` and ``metrics.json`` (``flat``, also logged to ``tracker``, then closed)."""
+    write_json(run_dir / "report.json", rep)
+    (run_dir / "report.md").write_text(markdown)
+    tracker.log(flat)
+    tracker.finish()
+    write_json(run_dir / "metrics.json", flat)
 
 
 def _autoencoder_task(cfg, vae_dir: Path) -> None:
@@ -549,7 +563,6 @@ def _autoencoder_task(cfg, vae_dir: Path) -> None:
 
     from diffusers import AutoencoderKLWan
     from hydra.utils import instantiate
-    from omegaconf import OmegaConf
 
     from sim.runtime import UserError, hydra_run_dir, write_manifest
 
@@ -559,18 +572,12 @@ def _autoencoder_task(cfg, vae_dir: Path) -> None:
     vae = AutoencoderKLWan.from_pretrained(vae_dir, local_files_only=True).eval()
     run_dir = hydra_run_dir()
     ev = instantiate(cfg.evaluation)
-    tracker = instantiate(cfg.tracker)
-    tracker.start(name="evaluate_autoencoder", group="evaluate_tiny", run_dir=run_dir, sweep_dir=run_dir,
-                  config=OmegaConf.to_container(cfg, resolve=True))
+    tracker = _start_tracker(cfg, run_dir, "evaluate_autoencoder")
     rep = evaluate(SimpleNamespace(vae=vae), ev, progress=bool(cfg.progress), autoencoder_only=True)
     rep["model"] = str(vae_dir)
-    write_json(run_dir / "report.json", rep)
-    (run_dir / "report.md").write_text(autoencoder_markdown(rep, str(vae_dir)))
     flat = {"autoencoder_pass_rate": rep["autoencoder_ceiling"]["pass_rate"],
             "autoencoder_mean_r_airborne": rep["autoencoder_ceiling"]["mean_r_airborne"]}
-    tracker.log(flat)
-    tracker.finish()
-    write_json(run_dir / "metrics.json", flat)
+    _write_report(run_dir, tracker, rep, autoencoder_markdown(rep, str(vae_dir)), flat)
     write_manifest(run_dir, stage="evaluate", extra={"model": str(vae_dir)})
     print((run_dir / "report.md").read_text())
 
