@@ -26,7 +26,7 @@ CONF = Path(__file__).resolve().parents[1] / "conf"
 def make_clip(path: Path) -> Path:
     """The thrown-ball scene simulated and rendered at 848x480, 81 frames, 16 fps, written as H.264."""
     from control.render import AnalyticRenderer
-    from control.video_io import write_video
+    from veriphy.video import write_video
     from sim import scenes
     from sim.engine import simulate
 

@@ -56,7 +56,7 @@ def main() -> None:
 
     from generate import train as T
     from generate.data import make_clip
-    from sim.runtime import configure_threads
+    from veriphy.hydra_app import configure_threads
 
     configure_threads(args.threads)
     from hydra.errors import HydraException

@@ -9,6 +9,6 @@ Public API:
   ``render(spec, traj, *, rgb=None) -> SceneRender`` (RGB, distance, segmentation).
 * :class:`control.depth.DepthControl` / :class:`control.depth.SilhouetteControl` -
   ``(spec, traj, render=None) -> ControlVideo``.
-* :mod:`control.io` - ``save_control`` / ``load_control`` / ``save_scene_rgb``;
-  :mod:`control.video_io` - ``write_video`` / ``read_video`` / ``read_audio`` (PyAV).
+* :mod:`control.io` - ``save_control`` / ``load_control`` / ``save_scene_rgb`` (video files through the one
+  codec, :mod:`veriphy.video`).
 """

@@ -21,8 +21,11 @@ import hydra
 from hydra.utils import instantiate
 from omegaconf import DictConfig, OmegaConf
 
-from sim.runtime import (UserError, configure_threads, exit_on_user_error, hydra_run_dir, sha256_file, sha256_json,
-                         write_json, write_manifest)
+from veriphy.errors import UserError
+from veriphy.files import write_json
+from veriphy.hashing import sha256_file, sha256_json
+from veriphy.hydra_app import configure_threads, exit_on_user_error, hydra_run_dir
+from veriphy.manifest import write_manifest
 from sim.types import SceneSpec, Trajectory
 
 

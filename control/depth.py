@@ -39,7 +39,7 @@ def spec_hash(spec: SceneSpec, traj: Trajectory) -> str:
     """The trajectory's record of its spec hash, else the spec's canonical-JSON sha256 (as ``sim.engine``)."""
     if traj.spec_sha256:
         return traj.spec_sha256
-    from sim.runtime import sha256_json
+    from veriphy.hashing import sha256_json
 
     return sha256_json(spec.model_dump(mode="json"))
 

@@ -16,8 +16,10 @@ from pathlib import Path
 import numpy as np
 
 from control.types import ControlVideo, SceneRender
-from control.video_io import write_video
-from sim.runtime import UserError, load_npz, read_json, save_npz, sha256_file, write_json
+from veriphy.video import write_video
+from veriphy.errors import UserError
+from veriphy.files import load_npz, read_json, save_npz, write_json
+from veriphy.hashing import sha256_file
 
 CONTROL_MP4 = "control.mp4"
 CONTROL_NPZ = "control.npz"

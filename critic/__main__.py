@@ -28,8 +28,11 @@ from omegaconf import DictConfig
 
 from critic.run import CriticComponents, build_components, critique
 from critic.types import ClipVerdict
-from sim.runtime import (UserError, atomic_write_bytes, configure_threads, dumps_json, exit_on_user_error,
-                         hydra_run_dir, sha256_bytes, write_manifest)
+from veriphy.errors import UserError
+from veriphy.files import atomic_write_bytes, dumps_json
+from veriphy.hashing import sha256_bytes
+from veriphy.hydra_app import configure_threads, exit_on_user_error, hydra_run_dir
+from veriphy.manifest import write_manifest
 
 
 def summary_line(clip_id: str, verdict: ClipVerdict) -> dict[str, Any]:

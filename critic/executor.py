@@ -28,7 +28,8 @@ from critic.aggregator import TEMPORAL
 from critic.plan import check_plan, dependencies, execution_order
 from critic.types import (CONTRADICTED, SUPPORTED, UNKNOWN, AnyOp, Cost, EvidenceRecord, GroundOp, HearOp,
                           JudgeOp, Measurement, Plan, TimeWindow, Track, VideoContext, op_event_refs, op_subjects)
-from sim.runtime import atomic_write_bytes, sha256_json
+from veriphy.files import atomic_write_bytes
+from veriphy.hashing import sha256_json
 
 log = logging.getLogger(__name__)
 

@@ -23,7 +23,8 @@ from typing import Any, Callable, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from critic.types import Expect, MeasureOp, Quantity
-from sim.runtime import UserError, read_json, user_error_from_validation, write_json
+from veriphy.errors import user_error_from_validation, UserError
+from veriphy.files import read_json, write_json
 
 
 class Provenance(BaseModel):

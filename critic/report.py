@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from critic.types import ClipVerdict, EvidenceRecord, Plan, Track, VideoContext
-from sim.runtime import atomic_write_bytes, dumps_json, write_json
+from veriphy.files import atomic_write_bytes, dumps_json, write_json
 
 PALETTE = [(255, 225, 25), (70, 240, 240), (60, 180, 75), (245, 130, 48), (230, 25, 75), (0, 130, 200),
            (145, 30, 180), (240, 50, 230), (210, 245, 60)]

@@ -21,7 +21,8 @@ from critic.memory import Memory
 from critic.planners.base import PlanResult
 from critic.report import write_outputs
 from critic.types import ClipVerdict, CostSummary, VideoContext, VideoSanity
-from sim.runtime import UserError, sha256_file, sha256_json
+from veriphy.errors import UserError
+from veriphy.hashing import sha256_file, sha256_json
 
 DEFAULT_MAX_PROMPT_CHARS = 4000
 

@@ -26,7 +26,10 @@ from experiments.executors import file_lock
 from experiments.jobs import JobContext, _config_dict, _validated, job_key, skip_complete_job
 from experiments.scene import fit_spec_to_video
 from experiments.types import AblationRow, VideoSize
-from sim.runtime import UserError, read_json, sha256_file, write_json, write_manifest
+from veriphy.errors import UserError
+from veriphy.files import read_json, write_json
+from veriphy.hashing import sha256_file
+from veriphy.manifest import write_manifest
 
 log = logging.getLogger(__name__)
 

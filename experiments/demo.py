@@ -26,7 +26,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from experiments import jobstate
-from sim.runtime import atomic_write_bytes, dumps_json, read_json
+from veriphy.files import atomic_write_bytes, dumps_json, read_json
 
 
 def _run(step: str, args: list[str], log_dir: Path) -> None:

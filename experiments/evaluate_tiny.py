@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from sim.runtime import write_json
+from veriphy.files import write_json
 
 
 @dataclass
@@ -444,7 +444,7 @@ def card_parts(card: Path) -> tuple[str, str, str]:
     """``card``'s text before, inside and after its measured section (markers excluded); a clear error when the
     file or its markers are missing (checked before an evaluation starts, so a typo costs seconds, not the run)."""
     from generate.train import EVALUATION_BEGIN, EVALUATION_END
-    from sim.runtime import UserError
+    from veriphy.errors import UserError
 
     card = Path(card)
     if not card.is_file():
@@ -463,7 +463,7 @@ def write_card(card: Path, rep: dict[str, Any], run_dir: Path) -> None:
     import shutil
 
     from generate.train import EVALUATION_BEGIN, EVALUATION_END
-    from sim.runtime import atomic_write_bytes
+    from veriphy.files import atomic_write_bytes
 
     head, _, tail = card_parts(card)
     section = f"{EVALUATION_BEGIN}\n{card_section(rep)}\n{EVALUATION_END}"
@@ -502,7 +502,9 @@ def plot_sweep(rep: dict[str, Any], path: Path) -> None:
 def _task(cfg) -> None:
     from hydra.utils import instantiate
 
-    from sim.runtime import UserError, configure_threads, hydra_run_dir, write_manifest
+    from veriphy.errors import UserError
+    from veriphy.hydra_app import configure_threads, hydra_run_dir
+    from veriphy.manifest import write_manifest
 
     configure_threads(cfg.num_threads)
     if cfg.get("vae_dir"):
@@ -564,7 +566,9 @@ def _autoencoder_task(cfg, vae_dir: Path) -> None:
     from diffusers import AutoencoderKLWan
     from hydra.utils import instantiate
 
-    from sim.runtime import UserError, hydra_run_dir, write_manifest
+    from veriphy.errors import UserError
+    from veriphy.hydra_app import hydra_run_dir
+    from veriphy.manifest import write_manifest
 
     if not (vae_dir / "config.json").is_file():
         raise UserError("not an autoencoder directory (no config.json; a training run writes one to "
@@ -585,7 +589,7 @@ def _autoencoder_task(cfg, vae_dir: Path) -> None:
 def main() -> None:
     import hydra
 
-    from sim.runtime import exit_on_user_error
+    from veriphy.hydra_app import exit_on_user_error
 
     @hydra.main(version_base="1.3", config_path="../conf", config_name="evaluate_app")
     def app(cfg) -> None:

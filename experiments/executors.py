@@ -27,7 +27,7 @@ import numpy as np
 
 from control.types import ControlVideo
 from generate.types import Clip
-from sim.runtime import sha256_bytes, sha256_file, sha256_json
+from veriphy.hashing import sha256_bytes, sha256_file, sha256_json
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,9 @@ from typing import Any
 import numpy as np
 
 from experiments import jobstate
-from sim.runtime import UserError, exit_on_user_error, load_npz, read_json
+from veriphy.errors import UserError
+from veriphy.files import load_npz, read_json
+from veriphy.hydra_app import exit_on_user_error
 
 WINDOW_COLORS = {"airborne": "tab:blue", "after_ground": "tab:orange"}
 WINDOW_LABELS = {"airborne": "airborne", "after_ground": "after first ground contact"}

@@ -29,7 +29,10 @@ from experiments import jobstate
 from experiments.executors import ClipRequest, executor_name, file_lock
 from experiments.retention import RetentionConfig, flat_metrics, score_retention
 from experiments.scene import VideoSize, simulate_scene
-from sim.runtime import UserError, read_json, save_npz, sha256_file, sha256_json, write_json, write_manifest
+from veriphy.errors import UserError
+from veriphy.files import read_json, save_npz, write_json
+from veriphy.hashing import sha256_file, sha256_json
+from veriphy.manifest import write_manifest
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +77,7 @@ def _validated(model, node: DictConfig, field: str):
     """``model`` from a config node; a bad value is the user's error naming the field."""
     from pydantic import ValidationError
 
-    from sim.runtime import user_error_from_validation
+    from veriphy.errors import user_error_from_validation
 
     try:
         return model(**_config_dict(node))

@@ -14,7 +14,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from sim.runtime import atomic_write_bytes, read_json, sha256_file
+from veriphy.files import atomic_write_bytes, read_json
+from veriphy.hashing import sha256_file
 
 METRICS = "metrics.json"
 MANIFEST = "manifest.json"

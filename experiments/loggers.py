@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from sim.runtime import sha256_bytes
+from veriphy.hashing import sha256_bytes
 
 
 class NullTracker:

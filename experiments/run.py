@@ -20,7 +20,7 @@ from typing import Any
 import hydra
 from omegaconf import DictConfig
 
-from sim.runtime import configure_threads, exit_on_user_error
+from veriphy.hydra_app import configure_threads, exit_on_user_error
 
 
 def job_context(cfg: DictConfig):

@@ -54,7 +54,7 @@ def simulate_scene(spec: SceneSpec, size: VideoSize, control_renderer, object_na
     ``control_renderer(spec, trajectory) -> ControlVideo`` is the configured control (``conf/control/``).
     """
     from sim.engine import simulate
-    from sim.runtime import UserError
+    from veriphy.errors import UserError
 
     from experiments.retention import window_frame_masks
 

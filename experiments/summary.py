@@ -9,7 +9,9 @@ import sys
 from pathlib import Path
 
 from experiments import jobstate
-from sim.runtime import UserError, exit_on_user_error, read_json
+from veriphy.errors import UserError
+from veriphy.files import read_json
+from veriphy.hydra_app import exit_on_user_error
 
 
 @exit_on_user_error

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from sim.runtime import dumps_json, atomic_write_bytes
+from veriphy.files import atomic_write_bytes, dumps_json
 
 
 def _background(rgb: np.ndarray, object_mask: np.ndarray) -> np.ndarray:
@@ -57,7 +57,7 @@ def write_synthetic_set(out_dir: str | Path, spec, prompt: str, object_name: str
 
     Returns the manifest path. The doctoring starts at the middle frame where the object is in view."""
     from control.render import AnalyticRenderer
-    from control.video_io import write_video
+    from veriphy.video import write_video
     from sim.engine import simulate
 
     out_dir = Path(out_dir)

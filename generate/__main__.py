@@ -18,8 +18,11 @@ from hydra.utils import instantiate
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import MissingMandatoryValue
 
-from sim.runtime import (UserError, configure_threads, exit_on_user_error, hydra_run_dir, sha256_bytes,
-                         sha256_json, write_json, write_manifest)
+from veriphy.errors import UserError
+from veriphy.files import write_json
+from veriphy.hashing import sha256_bytes, sha256_json
+from veriphy.hydra_app import configure_threads, exit_on_user_error, hydra_run_dir
+from veriphy.manifest import write_manifest
 
 
 def read_prompt(cfg: DictConfig) -> tuple[str, str]:

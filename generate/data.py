@@ -35,7 +35,8 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from sim.runtime import dumps_json, load_npz, read_json, save_npz, sha256_json, write_json
+from veriphy.files import dumps_json, load_npz, read_json, save_npz, write_json
+from veriphy.hashing import sha256_json
 from sim.types import SceneSpec, Trajectory
 
 # Saturated ball colours (RGB in [0, 1]) and muted surroundings, so a ball always stands out.

@@ -1,6 +1,6 @@
 """Clip files in a run directory.
 
-* ``clip.mp4``: H.264 (PyAV via :func:`control.video_io.write_video`), for people and players.
+* ``clip.mp4``: H.264 (PyAV via :func:`veriphy.video.write_video`), for people and players.
 * ``clip.npz``: the exact frames (and audio), so comparisons between clips are exact (H.264 is lossy).
 * ``clip.json``: everything else (prompt, seed, model id and config hash, scheduler config, sigmas, i*,
   sigma_rel, expert switch, trace, per-stage timings), with the sha256 of ``clip.npz``.
@@ -18,7 +18,9 @@ from typing import Any
 import numpy as np
 
 from generate.types import Clip
-from sim.runtime import UserError, load_npz, read_json, save_npz, sha256_file, write_json
+from veriphy.errors import UserError
+from veriphy.files import load_npz, read_json, save_npz, write_json
+from veriphy.hashing import sha256_file
 
 CLIP_JSON = "clip.json"
 CLIP_NPZ = "clip.npz"
@@ -57,7 +59,7 @@ def save_clip(clip: Clip, run_dir: str | os.PathLike, *, mp4: bool = True, crf: 
     record = clip_record(clip)
     record["npz_sha256"] = sha256_file(npz)
     if mp4:
-        from control.video_io import write_video
+        from veriphy.video import write_video
 
         t, h, w = clip.frames.shape[:3]
         # yuv420p needs even sizes; odd-sized clips are stored losslessly as RGB instead.

@@ -18,7 +18,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from sim.runtime import UserError, sha256_json
+from veriphy.errors import UserError
+from veriphy.hashing import sha256_json
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 

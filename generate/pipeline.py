@@ -25,7 +25,8 @@ from control.types import ControlVideo
 from generate.probe import WithdrawMode, experts, set_control
 from generate.schedulers import SigmaSchedule, check_release_step, schedule_of
 from generate.types import Clip
-from sim.runtime import UserError, sha256_bytes
+from veriphy.errors import UserError
+from veriphy.hashing import sha256_bytes
 
 DEFAULT_NEGATIVE_PROMPT = ""
 

@@ -46,7 +46,8 @@ import torch
 import torch.nn.functional as F
 from tqdm import tqdm
 
-from sim.runtime import atomic_write_bytes, read_json, sha256_json, write_json
+from veriphy.files import atomic_write_bytes, read_json, write_json
+from veriphy.hashing import sha256_json
 
 STAGE_SEEDS = {"vae": 1, "transformer": 2}
 
@@ -731,7 +732,8 @@ def run_training(*, data, vae_cfg: VAETraining, transformer_cfg: TransformerTrai
 
 def _task(cfg) -> None:
     from hydra.utils import instantiate
-    from sim.runtime import configure_threads, hydra_run_dir, write_manifest
+    from veriphy.hydra_app import configure_threads, hydra_run_dir
+    from veriphy.manifest import write_manifest
 
     configure_threads(cfg.num_threads)
     torch.manual_seed(cfg.seed)
@@ -754,7 +756,7 @@ def _task(cfg) -> None:
 def _hydra_main():
     import hydra
 
-    from sim.runtime import exit_on_user_error
+    from veriphy.hydra_app import exit_on_user_error
 
     @hydra.main(version_base="1.3", config_path="../conf", config_name="train_app")
     def main(cfg) -> None:

@@ -12,8 +12,11 @@ import hydra
 from omegaconf import DictConfig, OmegaConf
 from pydantic import TypeAdapter, ValidationError
 
-from sim.runtime import (UserError, configure_threads, exit_on_user_error, hydra_run_dir, sha256_file,
-                         user_error_from_validation, write_json, write_manifest)
+from veriphy.errors import user_error_from_validation, UserError
+from veriphy.files import write_json
+from veriphy.hashing import sha256_file
+from veriphy.hydra_app import configure_threads, exit_on_user_error, hydra_run_dir
+from veriphy.manifest import write_manifest
 
 CONF_DIR = Path(__file__).resolve().parent.parent / "conf"
 

@@ -28,7 +28,7 @@ from typing import Annotated
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from sim.runtime import sha256_json
+from veriphy.hashing import sha256_json
 from sim.types import ContactEvent, ObjectSpec, SceneSpec, StaticSpec, Trajectory, Window, require_unique
 
 

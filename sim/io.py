@@ -1,7 +1,7 @@
 """Read and write the ``sim`` artifacts: ``scene.json``, ``trajectory.npz``, physics requests.
 
 User mistakes (missing file, bad YAML/JSON, unknown field, negative mass, NaN velocity, inverted bounds)
-raise :class:`~sim.runtime.UserError` naming the file, the field and the reason.
+raise :class:`~veriphy.errors.UserError` naming the file, the field and the reason.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ import numpy as np
 import yaml
 from pydantic import ValidationError
 
-from sim.runtime import UserError, atomic_write_bytes, dumps_json, load_npz, save_npz, user_error_from_validation
+from veriphy.errors import user_error_from_validation, UserError
+from veriphy.files import atomic_write_bytes, dumps_json, load_npz, save_npz
 from sim.types import ContactEvent, SceneSpec, Trajectory, Window
 
 TRAJECTORY_ARRAYS = ("t_s", "position_m", "orientation_xyzw", "linear_velocity_mps", "angular_velocity_radps",

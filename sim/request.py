@@ -28,7 +28,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from sim.predicates import Predicate, check_names
-from sim.runtime import UserError, user_error_from_validation
+from veriphy.errors import user_error_from_validation, UserError
 from sim.types import SceneSpec, require_unique
 
 

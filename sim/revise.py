@@ -17,7 +17,7 @@ from sim.engine import EngineSettings, simulate, spec_sha256
 from sim.io import trajectory_meta
 from sim.predicates import evaluate
 from sim.request import PhysicsRequest
-from sim.runtime import dumps_json
+from veriphy.files import dumps_json
 from sim.summarize import summarize
 from sim.types import PredicateReport, SceneSpec, Trajectory
 

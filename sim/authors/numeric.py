@@ -26,7 +26,7 @@ from scipy.optimize import least_squares, lsq_linear
 from sim.authors.base import Attempt, Proposal, objective_vector
 from sim.predicates import LandsInRegion, floor_top_z, free_flight_landing
 from sim.request import PhysicsRequest
-from sim.runtime import UserError
+from veriphy.errors import UserError
 from sim.types import SceneSpec
 
 

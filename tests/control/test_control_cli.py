@@ -86,7 +86,7 @@ def test_scene_option_is_built_from_the_scene_group():
 
 def test_check_requested_size(two_balls_scene):
     from control.__main__ import check_requested_size
-    from sim.runtime import UserError
+    from veriphy.errors import UserError
 
     spec, _ = two_balls_scene
     check_requested_size(spec, 64, 96, 3)

@@ -10,8 +10,8 @@ import pytest
 from control.depth import DepthControl
 from control.io import load_control, save_control, save_scene_rgb
 from control.render import AnalyticRenderer
-from control.video_io import read_audio, read_video, write_video
-from sim.runtime import UserError
+from veriphy.errors import UserError
+from veriphy.video import decode_video, write_video
 
 
 @pytest.fixture
@@ -28,11 +28,11 @@ def test_write_video_is_byte_deterministic(tmp_path, frames):
     a = write_video(tmp_path / "a.mp4", frames, 16)
     b = write_video(tmp_path / "b.mp4", frames, 16)
     assert a.read_bytes() == b.read_bytes()
-    decoded, times, fps = read_video(a)
-    assert decoded.shape == frames.shape
-    assert fps == 16.0
-    np.testing.assert_allclose(times, np.arange(6) / 16)
-    assert np.abs(decoded.astype(int) - frames).mean() < 6  # lossy but close
+    decoded = decode_video(a)
+    assert decoded.frames.shape == frames.shape
+    assert decoded.fps == 16.0
+    np.testing.assert_allclose(decoded.times_s, np.arange(6) / 16)
+    assert np.abs(decoded.frames.astype(int) - frames).mean() < 6  # lossy but close
 
 
 def test_write_video_is_byte_deterministic_beside_a_busy_thread_pool(tmp_path):
@@ -59,19 +59,19 @@ def test_write_video_is_byte_deterministic_beside_a_busy_thread_pool(tmp_path):
 
 def test_lossless_video_is_exact(tmp_path, frames):
     write_video(tmp_path / "l.mp4", frames, 24, lossless=True)
-    decoded, times, fps = read_video(tmp_path / "l.mp4")
-    assert np.array_equal(decoded, frames)
-    np.testing.assert_allclose(times, np.arange(6) / 24)
+    decoded = decode_video(tmp_path / "l.mp4")
+    assert np.array_equal(decoded.frames, frames)
+    np.testing.assert_allclose(decoded.times_s, np.arange(6) / 24)
     grey = frames[..., 0]
     write_video(tmp_path / "g.mp4", grey, 24, lossless=True)
-    assert np.array_equal(read_video(tmp_path / "g.mp4")[0], np.repeat(grey[..., None], 3, axis=-1))
+    assert np.array_equal(decode_video(tmp_path / "g.mp4").frames, np.repeat(grey[..., None], 3, axis=-1))
 
 
 def test_non_integer_frame_rate(tmp_path, frames):
     write_video(tmp_path / "ntsc.mp4", frames, 30000 / 1001)
-    _, times, fps = read_video(tmp_path / "ntsc.mp4")
-    assert fps == pytest.approx(29.97, abs=1e-2)
-    np.testing.assert_allclose(times, np.arange(6) * 1001 / 30000, atol=1e-9)
+    decoded = decode_video(tmp_path / "ntsc.mp4")
+    assert decoded.fps == pytest.approx(29.97, abs=1e-2)
+    np.testing.assert_allclose(decoded.times_s, np.arange(6) * 1001 / 30000, atol=1e-9)
 
 
 def test_odd_size_is_refused_with_the_size(tmp_path):
@@ -89,18 +89,20 @@ def test_audio_track_round_trip(tmp_path, frames, codec, tolerance):
     path = write_video(tmp_path / "a.mp4", frames, 16, audio=audio, audio_rate_hz=rate, audio_codec=codec)
     assert path.read_bytes() == write_video(tmp_path / "b.mp4", frames, 16, audio=audio, audio_rate_hz=rate,
                                             audio_codec=codec).read_bytes()
-    samples, got_rate = read_audio(path)
-    assert got_rate == rate
+    decoded = decode_video(path)
+    samples, got_rate = decoded.audio, decoded.audio_rate_hz
+    assert got_rate == rate and decoded.audio_offset_s == pytest.approx(0.0, abs=1e-6)
     loud = np.flatnonzero(np.abs(samples) > 0.4)
     assert abs(loud[0] - 2000) <= 0.004 * rate  # onset within 4 ms
     if codec == "pcm_s16le":
         np.testing.assert_allclose(samples[: len(audio)], audio, atol=tolerance)
-    assert read_audio(write_video(tmp_path / "silent.mp4", frames, 16)) is None
+    silent = decode_video(write_video(tmp_path / "silent.mp4", frames, 16))
+    assert silent.audio is None and not silent.sanity.has_audio
 
 
 def test_missing_video_is_a_user_error(tmp_path):
-    with pytest.raises(UserError, match="file not found"):
-        read_video(tmp_path / "none.mp4")
+    with pytest.raises(UserError, match="no such file"):
+        decode_video(tmp_path / "none.mp4")
 
 
 def test_save_and_load_control_round_trip(tmp_path, two_balls_scene):
@@ -122,11 +124,11 @@ def test_save_and_load_control_round_trip(tmp_path, two_balls_scene):
     meta = json.loads(paths["meta"].read_text())
     assert meta["kind"] == "depth" and meta["input_sha256"] == {"scene.json": "abc"}
     assert len(meta["centers_px"]) == 3 and meta["fallback_reason"] is None
-    decoded, _, _ = read_video(paths["mp4"])
+    decoded = decode_video(paths["mp4"]).frames
     assert decoded.shape == (3, 64, 96, 3)
     assert np.abs(decoded[..., 0].astype(int) - cv.frames).mean() < 3
     rgb = save_scene_rgb(render, tmp_path / "a")
-    assert read_video(rgb)[0].shape == render.rgb.shape
+    assert decode_video(rgb).frames.shape == render.rgb.shape
 
 
 def test_load_control_of_a_silhouette_keeps_nan_and_reasons(tmp_path, cx):

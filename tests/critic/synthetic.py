@@ -55,7 +55,7 @@ class Synthetic:
         return context_from_arrays(self.frames, self.fps, audio=self.audio, audio_rate_hz=self.audio_rate_hz, name=name)
 
     def write(self, path: str | Path) -> Path:
-        from control.video_io import write_video
+        from veriphy.video import write_video
 
         return Path(write_video(path, self.frames, self.fps, audio=self.audio,
                                 audio_rate_hz=self.audio_rate_hz if self.audio is not None else None))

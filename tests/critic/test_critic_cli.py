@@ -73,7 +73,7 @@ def test_bad_prompts_and_inputs_are_user_errors(tmp_path, clip):
     from critic.__main__ import _read_prompt, run_batch
     from critic.planners.rules import RulesPlanner
     from critic.run import CriticComponents, critique
-    from sim.runtime import UserError
+    from veriphy.errors import UserError
 
     comp = CriticComponents(planner=RulesPlanner(), specialists={})
     for prompt, words in ((" ", "prompt is empty"), ("", "prompt is empty"), ("a ball falls " * 400, "characters")):

@@ -7,7 +7,7 @@ import pytest
 from critic.memory import Lesson, Memory, Provenance
 from critic.planners.rules import RulesPlanner
 from critic.plan import validate_plan
-from sim.runtime import UserError
+from veriphy.errors import UserError
 
 SPIN = Lesson(id="spin-size", text="spinning objects keep their size", trigger=r"\bspins?\b",
               quantity="size_constancy", provenance=Provenance(clip="clip_017", flaw="ball shrinks while spinning",

@@ -11,8 +11,9 @@ import av
 import numpy as np
 import pytest
 
-from critic.video import context_from_arrays, decode_video, load_video
-from sim.runtime import UserError
+from critic.video import context_from_arrays, load_video
+from veriphy.video import decode_video
+from veriphy.errors import UserError
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import synthetic as S  # noqa: E402

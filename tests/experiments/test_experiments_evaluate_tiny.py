@@ -58,7 +58,7 @@ def test_evaluation_writes_every_figure(tmp_path):
     import generate.train as train
     from experiments.evaluate_tiny import (TinyEvaluation, card_parts, evaluate, plot_sweep, report_markdown,
                                            write_card)
-    from sim.runtime import UserError
+    from veriphy.errors import UserError
 
     data = instantiate(OmegaConf.load(CONF / "train" / "data" / "smoke.yaml"), root=str(tmp_path / "cache"))
     train.run_training(data=data, vae_cfg=instantiate(OmegaConf.load(CONF / "train" / "vae" / "smoke.yaml")),

@@ -4,7 +4,8 @@ import csv
 
 from experiments import jobstate
 from experiments.ablation import score_verdicts
-from sim.runtime import write_json, write_manifest
+from veriphy.files import write_json
+from veriphy.manifest import write_manifest
 
 
 def _job(tmp_path, name, r):

@@ -34,7 +34,7 @@ def test_generator_configs_instantiate(option):
     builder = instantiate(_compose(overrides).generator, _convert_="all")
     assert hasattr(builder, "load") and builder.max_sequence_length > 0
     if option.startswith("wan"):
-        from sim.runtime import UserError
+        from veriphy.errors import UserError
 
         with pytest.raises(UserError, match="not found"):
             builder.load()  # fails before importing any weights

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from generate.pipeline import check_control, control_images
-from sim.runtime import UserError
+from veriphy.errors import UserError
 
 
 def test_wrong_size_is_refused_with_both_sizes(pipe1, make_control_video, run_clip):

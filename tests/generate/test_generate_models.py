@@ -9,7 +9,7 @@ import pytest
 
 from generate.models import TinyGenerator, WanVACEGenerator, check_weights_dir
 from generate.probe import ProbedWanVACETransformer3DModel
-from sim.runtime import UserError
+from veriphy.errors import UserError
 
 
 @pytest.mark.parametrize("experts", [1, 2])

@@ -7,7 +7,7 @@ import pytest
 
 from sim import engine, scenes
 from sim.io import load_request, load_spec, load_trajectory, save_spec, save_trajectory
-from sim.runtime import UserError
+from veriphy.errors import UserError
 
 REQUEST = """
 name: r
