@@ -9,7 +9,6 @@ and a subject bound by motion alone among several candidates cannot contradict (
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -18,8 +17,6 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import synthetic as S  # noqa: E402
-
-EXTERNAL = Path(os.environ.get("VERIPHY_SHARED_DIR", Path(__file__).resolve().parents[2] / ".." / "shared")) / "data" / "external"
 
 TILES = "physion_neurips2021/tiles"
 REAL_DROP = "real_clips/oliverius_gravity_ball_drop.mp4"
@@ -77,16 +74,14 @@ CASES = [pytest.param(clip, prompt, id=f"{Path(clip).stem}-{i}") for clip, promp
 
 
 @pytest.fixture(scope="module")
-def decoded():
+def decoded(external_clip):
     """clip path -> decoded VideoContext, each clip decoded once for the module."""
     from critic.video import load_video
 
     cache: dict[Path, object] = {}
 
     def get(rel: str):
-        path = EXTERNAL / rel
-        if not path.is_file():
-            pytest.skip(f"{path} not available")
+        path = external_clip(rel)
         if path not in cache:
             cache[path] = load_video(path)
         return cache[path]
@@ -100,11 +95,11 @@ def contradictions(verdict):
 
 
 @pytest.mark.parametrize("clip, prompt", CASES)
-def test_correct_external_clip_is_never_contradicted(components, decoded, clip, prompt, tmp_path):
+def test_correct_external_clip_is_never_contradicted(components, decoded, external_clip, clip, prompt, tmp_path):
     from critic.run import critique
 
     video = decoded(clip)
-    v = critique(EXTERNAL / clip, prompt, components, tmp_path, video=video)
+    v = critique(external_clip(clip), prompt, components, tmp_path, video=video)
     assert v.verdict != "contradicted", contradictions(v)
     assert not v.packets
 
@@ -229,11 +224,11 @@ APPLE = "videophy/v1_examples/An_apple_falls_and_bounces_on_the_hard_ground._1.m
 
 @pytest.mark.parametrize("prompt", ["An apple falls and bounces on the hard ground.",
                                     "A red apple falls and bounces on the hard ground."])
-def test_videophy_apple_rated_physical_is_not_contradicted(components, decoded, prompt, tmp_path):
+def test_videophy_apple_rated_physical_is_not_contradicted(components, decoded, external_clip, prompt, tmp_path):
     """VideoPhy's annotators rated this generated clip physically plausible (pc = 1); the offline tracker
     cannot follow the apple through it (8 fps, the blob changes from frame to frame), so the critic must not
     turn that into a contradiction."""
     from critic.run import critique
 
-    v = critique(EXTERNAL / APPLE, prompt, components, tmp_path, video=decoded(APPLE))
+    v = critique(external_clip(APPLE), prompt, components, tmp_path, video=decoded(APPLE))
     assert v.verdict != "contradicted", contradictions(v)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import fractions
-import os
 import sys
 from pathlib import Path
 
@@ -18,8 +17,6 @@ from veriphy.errors import UserError
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import synthetic as S  # noqa: E402
 
-REAL = (Path(os.environ.get("VERIPHY_SHARED_DIR", Path(__file__).resolve().parents[2] / ".." / "shared"))
-        / "data" / "external" / "real_clips" / "oliverius_gravity_ball_drop.mp4")
 
 
 def write(path, n=10, *, pts_ms=None, rotation=None, metadata=None, fps=24, options=None):
@@ -124,9 +121,8 @@ def test_truncated_and_frameless_files_are_user_errors(tmp_path):
     assert str(empty) in err.value.message
 
 
-@pytest.mark.skipif(not REAL.is_file(), reason="external real clip not available")
-def test_real_phone_clip_sanity():
-    d = decode_video(REAL)
+def test_real_phone_clip_sanity(external_clip):
+    d = decode_video(external_clip("real_clips/oliverius_gravity_ball_drop.mp4"))
     assert d.sanity.slow_motion and d.sanity.slow_motion_factor == pytest.approx(4.0, rel=0.01)
     assert d.sanity.rotation_deg == -90 and d.frames.shape[1] > d.frames.shape[2]  # portrait after rotation
     assert d.audio is not None and d.audio_rate_hz == 48000

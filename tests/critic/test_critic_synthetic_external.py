@@ -3,14 +3,10 @@ slow-motion ball drop (whose time base would make gravity look 16x weak)."""
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 
-EXTERNAL = Path(os.environ.get("VERIPHY_SHARED_DIR", Path(__file__).resolve().parents[2] / ".." / "shared")) / "data" / "external"
-TILES = EXTERNAL / "physion_neurips2021" / "tiles"
-REAL = EXTERNAL / "real_clips" / "oliverius_gravity_ball_drop.mp4"
+TILES = "physion_neurips2021/tiles"
+REAL = "real_clips/oliverius_gravity_ball_drop.mp4"
 
 TILE_PROMPTS = {
     "dominoes": "A row of dominoes topples over one after another.",
@@ -24,35 +20,29 @@ TILE_PROMPTS = {
 }
 
 
-@pytest.mark.skipif(not TILES.is_dir(), reason="external Physion tiles not available")
 @pytest.mark.parametrize("tile", sorted(TILE_PROMPTS))
-def test_physion_tiles_are_never_contradicted(components, tile, tmp_path):
+def test_physion_tiles_are_never_contradicted(components, external_clip, tile, tmp_path):
     from critic.run import critique
 
-    path = TILES / f"{tile}.mp4"
-    if not path.is_file():
-        pytest.skip(f"{path} missing")
-    v = critique(path, TILE_PROMPTS[tile], components, tmp_path)
+    v = critique(external_clip(f"{TILES}/{tile}.mp4"), TILE_PROMPTS[tile], components, tmp_path)
     assert v.verdict != "contradicted", [(c.text, c.state, c.reason) for c in v.claims if c.state == "contradicted"]
 
 
-@pytest.mark.skipif(not REAL.is_file(), reason="external real clip not available")
-def test_real_slow_motion_drop_is_never_contradicted(components, tmp_path):
+def test_real_slow_motion_drop_is_never_contradicted(components, external_clip, tmp_path):
     from critic.run import critique
 
-    v = critique(REAL, "A red ball is dropped and falls to the floor.", components, tmp_path)
+    v = critique(external_clip(REAL), "A red ball is dropped and falls to the floor.", components, tmp_path)
     assert v.verdict != "contradicted", [(c.text, c.state, c.reason) for c in v.claims if c.state == "contradicted"]
     assert v.sanity.likely_slow_motion
     assert v.sanity.rotation_deg != 0
 
 
-@pytest.mark.skipif(not REAL.is_file(), reason="external real clip not available")
-def test_real_drop_with_a_plain_prompt_is_not_contradicted_on_size(components, tmp_path):
+def test_real_drop_with_a_plain_prompt_is_not_contradicted_on_size(components, external_clip, tmp_path):
     """No colour word: several blobs move (the hand, the ball, reflections), so the ball is not bound firmly and
     a size change measured on whichever blob was picked cannot contradict the prompt."""
     from critic.run import critique
 
-    v = critique(REAL, "A ball is dropped, falls to the floor and bounces.", components, tmp_path)
+    v = critique(external_clip(REAL), "A ball is dropped, falls to the floor and bounces.", components, tmp_path)
     assert v.verdict != "contradicted", [(c.text, c.state, c.reason) for c in v.claims if c.state == "contradicted"]
     size = [c for c in v.claims if "size" in c.text]
     assert size and all(c.state != "contradicted" for c in size)
