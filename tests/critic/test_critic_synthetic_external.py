@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from critic.run import critique
+
 EXTERNAL = Path(os.environ.get("VERIPHY_SHARED_DIR", Path(__file__).resolve().parents[2] / ".." / "shared")) / "data" / "external"
 TILES = EXTERNAL / "physion_neurips2021" / "tiles"
 REAL = EXTERNAL / "real_clips" / "oliverius_gravity_ball_drop.mp4"
@@ -27,8 +29,6 @@ TILE_PROMPTS = {
 @pytest.mark.skipif(not TILES.is_dir(), reason="external Physion tiles not available")
 @pytest.mark.parametrize("tile", sorted(TILE_PROMPTS))
 def test_physion_tiles_are_never_contradicted(components, tile, tmp_path):
-    from critic.run import critique
-
     path = TILES / f"{tile}.mp4"
     if not path.is_file():
         pytest.skip(f"{path} missing")
@@ -38,8 +38,6 @@ def test_physion_tiles_are_never_contradicted(components, tile, tmp_path):
 
 @pytest.mark.skipif(not REAL.is_file(), reason="external real clip not available")
 def test_real_slow_motion_drop_is_never_contradicted(components, tmp_path):
-    from critic.run import critique
-
     v = critique(REAL, "A red ball is dropped and falls to the floor.", components, tmp_path)
     assert v.verdict != "contradicted", [(c.text, c.state, c.reason) for c in v.claims if c.state == "contradicted"]
     assert v.sanity.likely_slow_motion
@@ -50,8 +48,6 @@ def test_real_slow_motion_drop_is_never_contradicted(components, tmp_path):
 def test_real_drop_with_a_plain_prompt_is_not_contradicted_on_size(components, tmp_path):
     """No colour word: several blobs move (the hand, the ball, reflections), so the ball is not bound firmly and
     a size change measured on whichever blob was picked cannot contradict the prompt."""
-    from critic.run import critique
-
     v = critique(REAL, "A ball is dropped, falls to the floor and bounces.", components, tmp_path)
     assert v.verdict != "contradicted", [(c.text, c.state, c.reason) for c in v.claims if c.state == "contradicted"]
     size = [c for c in v.claims if "size" in c.text]
