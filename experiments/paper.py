@@ -10,8 +10,8 @@ same app, each a resumable ``experiment=release_sweep`` multirun in its own fold
    commitment point of that scene in the retention sweep: the first release from which its mean airborne
    retention stays at or above the threshold (the latest one before N when that is N itself).
 
-Then ``figures/`` gets Fig. 4 and 6 from ``paths/`` and Fig. 5 from ``retention/`` (``experiments.figures``),
-and the run directory a ``paper_figures.json`` with the commands, k and the files. ``job.overrides`` are added
+Then ``figures/`` gets Fig. 4 and 6 from ``paths/`` and Fig. 5 from ``retention/`` (``experiments.figures``)
+and a ``manifest.json``, and the run directory a ``paper_figures.json`` with the commands, k and the files. ``job.overrides`` are added
 to every sweep's command line (and win over the job's own), e.g. a smaller size for a quick look. Rerunning
 the same command resumes: finished jobs are skipped.
 """
@@ -117,7 +117,9 @@ class PaperFigures:
         record = {"first_k": k, "num_steps": n, "commands": {name: ["python", *args] for name, args in commands.items()},
                   "figures": [p.relative_to(root).as_posix() for p in written]}
         write_json(root / "paper_figures.json", record)
-        write_manifest(root, stage="experiments", extra={"job": "paper_figures"})
+        # The figures' own manifest: their hashes and those of the sweeps' summaries they were drawn from.
+        write_manifest(figures_dir, stage="experiments", extra={"job": "paper_figures", "first_k": k},
+                       inputs={f"{d.name}/summary.csv": d / "summary.csv" for d in (retention_dir, paths_dir)})
         for path in written:
             print(path)
         return {"status": "done", **record}

@@ -142,7 +142,7 @@ def prompt_order(jobs: Iterable[JobRecord]) -> list[str]:
                                         str(first[p].row.get("appearance")), str(first[p].row.get("motion")), p))
 
 
-def pick_scene(jobs: list[JobRecord], scene: str | None, *, most_prompts: bool = True) -> str:
+def pick_scene(jobs: list[JobRecord], scene: str | None) -> str:
     """``scene`` (refused when absent), else the scene with the most distinct prompts (ties: paper order)."""
     scenes = scene_order(j.scene for j in jobs)
     if scene is not None:
@@ -150,7 +150,7 @@ def pick_scene(jobs: list[JobRecord], scene: str | None, *, most_prompts: bool =
             raise UserError(f"no jobs of scene {scene!r}; the jobs have {scenes}", field="--scene")
         return scene
     counts = {s: len({j.prompt for j in jobs if j.scene == s}) for s in scenes}
-    return max(scenes, key=lambda s: (counts[s] if most_prompts else 0, -scenes.index(s)))
+    return max(scenes, key=lambda s: (counts[s], -scenes.index(s)))
 
 
 def pick_seed(jobs: list[JobRecord], seed: int | None) -> int:

@@ -107,7 +107,7 @@ def retention_figure(jobs: list[JobRecord], out_dir: Path,
     with page_style():
         # A page's width for three panels; fewer keep the panels' size.
         width = PAGE_WIDTH_IN if len(scenes) >= 3 else 1.5 + 2.4 * len(scenes)
-        fig, axes = new_figure(width, 2.5 if len(scenes) >= 3 else 3.0, 1, len(scenes), sharey=True)
+        fig, axes = new_figure(width, 2.2, 1, len(scenes), sharey=True)
         for ax, scene in zip(axes[0], scenes):
             scene_jobs = [j for j in jobs if j.scene == scene and j.sigma_rel is not None]
             prompt = _main_prompt(scene_jobs)
@@ -137,16 +137,17 @@ def retention_figure(jobs: list[JobRecord], out_dir: Path,
                             continue
                         xs.append(sigma_of[i])
                         mean.append(m)
-                        lo.append(m if low is None else low)
-                        hi.append(m if high is None else high)
+                        # Drawn within [-1, 1], where a correlation lies (the CSV keeps the t interval as is).
+                        lo.append(m if low is None else max(low, -1.0))
+                        hi.append(m if high is None else min(high, 1.0))
                     ax.plot(xs, mean, AXIS_STYLES[axis], color=WINDOW_COLORS[window], marker="o", ms=2.2,
                             label=f"{WINDOW_LABELS[window]}, {AXIS_LABELS[axis]}")
-                    ax.fill_between(xs, lo, hi, color=WINDOW_COLORS[window], alpha=0.1, lw=0)
+                    ax.fill_between(xs, lo, hi, color=WINDOW_COLORS[window], alpha=0.08, lw=0)
             seeds = sorted({j.seed for j in scene_jobs})
             ax.set_title(f"{scene.replace('_', ' ')} ({len(seeds)} seed{'s' if len(seeds) != 1 else ''})")
             ax.set_xlim(1.02, -0.02)  # high noise on the left: control withdrawn earlier
             ax.set_ylim(-1.05, 1.05)
-            ax.set_xlabel(r"$\sigma_{rel}$ (noise level at which control is withdrawn)")
+            ax.set_xlabel(r"$\sigma_{rel}$")
             for name in (*(f"{w}_{a}" for w in WINDOWS for a in AXES), MEAN_AIRBORNE):
                 for i in steps:
                     sigma, values, missing = series[name][i]
@@ -173,15 +174,17 @@ def retention_figure(jobs: list[JobRecord], out_dir: Path,
                 if lab not in labels:
                     handles.append(h)
                     labels.append(lab)
-        ncol = 4 if len(scenes) >= 3 else 2
-        fig.legend(handles, labels, loc="lower center", ncol=ncol, frameon=False, bbox_to_anchor=(0.5, -0.02))
-        fig.tight_layout(rect=(0, 0.16 if ncol == 4 else 0.3, 1, 1))
+        fig.tight_layout()
+        # Below the panels, outside the figure's box: the saved file's tight bounding box takes it in.
+        fig.legend(handles, labels, loc="upper center", ncol=4 if len(scenes) >= 3 else 2, frameon=False,
+                   bbox_to_anchor=(0.5, 0.0))
         switch_note = ("The dotted guide marks the clips' own expert switch." if any(
             j.row.get("sigma_expert_switch") is not None for j in jobs) else
             f"The generator has one expert: the dotted guide marks where Wan2.2's boundary (sigma "
             f"{fmt(expert_boundary, 3)}) would switch experts." if expert_boundary is not None else "")
         caption = (f"Fig. 5. Trajectory retention against sigma_rel, the noise level at which the control is "
-                   f"withdrawn (high noise on the left). Mean over seeds with 95 % Student-t intervals of Pearson r "
+                   f"withdrawn (high noise on the left). Mean over seeds with 95 % Student-t intervals (shaded, drawn within "
+                   f"[-1, 1]; the CSV has them as computed) of Pearson r "
                    f"between the tracked and the simulated path: blue airborne, rose after the first ground contact; "
                    f"solid across-frame (x), dashed up/down (y). Grey: below the threshold {threshold:g}, fixed in "
                    f"each run before scoring. Yellow: the commitment band, where the mean airborne retention (both "

@@ -14,8 +14,6 @@ import textwrap
 from pathlib import Path
 
 import numpy as np
-from matplotlib.collections import PatchCollection
-from matplotlib.patches import Circle
 
 from experiments.figures.records import (FIRST_K, NO_CONTROL, THROUGHOUT, JobRecord, pick_scene, pick_seed,
                                          prompt_order)
@@ -62,18 +60,14 @@ def panel_jobs(jobs: list[JobRecord], scene: str | None, seed: int | None, first
 
 
 def _draw_panel(ax, job: JobRecord, width: int, height: int, max_area: float, t_end: float):
+    """Draw one clip; returns its dots (for the colour bar) and the band's line with its radius (px)."""
     sim, trk = job.paths["simulated_px"], job.paths["tracked_px"]
     finite = np.isfinite(sim).all(axis=1)
-    radius = job.paths.get("simulated_radius_px", np.full(len(sim), 1.5))
-    # The band: discs of the object's radius along the simulated path, densified so that they overlap.
-    t = np.arange(len(sim))
-    dense = np.linspace(0, len(sim) - 1, 8 * len(sim))
-    keep = np.interp(dense, t, finite.astype(float)) > 0.999
-    xs = np.interp(dense, t[finite], sim[finite, 0])[keep]
-    ys = np.interp(dense, t[finite], sim[finite, 1])[keep]
-    rs = np.interp(dense, t[finite], np.nan_to_num(radius[finite], nan=1.5))[keep]
-    ax.add_collection(PatchCollection([Circle((x, y), r) for x, y, r in zip(xs, ys, rs)],
-                                      facecolor=CONTROL_BAND_COLOR, edgecolor="none", zorder=1))
+    radius = job.paths.get("simulated_radius_px", np.full(len(sim), np.nan))
+    radius = float(np.nanmedian(radius[finite])) if np.isfinite(radius[finite]).any() else 1.5
+    # The band: a round-capped line as wide as the object, its width set in points once the layout is final.
+    (band,) = ax.plot(sim[finite, 0], sim[finite, 1], "-", color=CONTROL_BAND_COLOR, solid_capstyle="round",
+                      solid_joinstyle="round", zorder=1)
     seen = job.measurable()
     area = job.paths["tracked_area_px"]
     dots = ax.scatter(trk[seen, 0], trk[seen, 1], s=MAX_DOT_PT2 * area[seen] / max_area, c=job.paths["t_s"][seen],
@@ -84,7 +78,16 @@ def _draw_panel(ax, job: JobRecord, width: int, height: int, max_area: float, t_
     ax.set_xlim(0, width)
     ax.set_ylim(height, 0)  # image rows grow downwards
     ax.set_aspect("equal")
-    return dots
+    return dots, (band, radius)
+
+
+def _band_widths(fig, bands) -> None:
+    """Set each band's line width (pt) to its object's diameter in the axes' final pixel scale."""
+    fig.canvas.draw()
+    for band, radius in bands:
+        ax = band.axes
+        px_per_unit = ax.get_window_extent().width / abs(np.diff(ax.get_xlim())[0])
+        band.set_linewidth(2 * radius * px_per_unit * 72.0 / fig.dpi)
 
 
 def tracked_paths_figure(jobs: list[JobRecord], out_dir: Path, *, scene: str | None = None, seed: int | None = None,
@@ -97,9 +100,11 @@ def tracked_paths_figure(jobs: list[JobRecord], out_dir: Path, *, scene: str | N
     areas = [float(np.max(j.paths["tracked_area_px"][j.measurable()])) for j in cells.values() if j.measurable().any()]
     max_area = max(areas, default=1.0)
     t_end = float(any_job.paths["t_s"][-1])
+    partial = next((j for j in cells.values() if j.condition == FIRST_K), None)
     titles = {NO_CONTROL: "no control (i* = 0)", THROUGHOUT: f"control throughout (i* = N = {n})",
-              FIRST_K: f"control for the first k = {k} steps" if k is not None else "control for the first k steps"}
-    rows, notes, dots = [], [], None
+              FIRST_K: "control for the first k steps" if partial is None else
+              f"control for the first k = {k} steps\n($\\sigma_{{rel}}$ = {fmt(partial.sigma_rel, 3)})"}
+    rows, notes, dots, bands = [], [], None, []
     with page_style():
         panel = PAGE_WIDTH_IN / 3.6
         fig, axes = new_figure(PAGE_WIDTH_IN, panel * height / width * len(prompts) + 0.5, len(prompts), 3)
@@ -116,7 +121,8 @@ def tracked_paths_figure(jobs: list[JobRecord], out_dir: Path, *, scene: str | N
                     ax.set_aspect("equal")
                     ax.text(0.5, 0.5, "not in the sweep", transform=ax.transAxes, ha="center", va="center")
                     continue
-                dots = _draw_panel(ax, job, width, height, max_area, t_end)
+                dots, band = _draw_panel(ax, job, width, height, max_area, t_end)
+                bands.append(band)
                 travel, travel_sim = sideways_travel(job)
                 tracked = int(job.measurable().sum())
                 rows.append({"row": r + 1, "column": c + 1, "job": job.name, "scene": scene, "seed": seed,
@@ -136,6 +142,7 @@ def tracked_paths_figure(jobs: list[JobRecord], out_dir: Path, *, scene: str | N
         if dots is not None:
             bar = fig.colorbar(dots, ax=axes.ravel().tolist(), fraction=0.025, pad=0.02)
             bar.set_label("time (s)")
+        _band_widths(fig, bands)
         prompt_lines = []
         for r, prompt in enumerate(prompts):
             job = cells.get((prompt, THROUGHOUT)) or next(j for (p, _), j in cells.items() if p == prompt)
@@ -148,5 +155,9 @@ def tracked_paths_figure(jobs: list[JobRecord], out_dir: Path, *, scene: str | N
                    "shaded by time; pale band: the control's (simulated) path, as wide as the object; corner: "
                    "sideways travel, the x range of the tracked path (and of the control's).\n"
                    + "\n".join(textwrap.fill(line, 110) for line in prompt_lines)
+                   + "\nFrames in which the ball is tracked (of " + str(len(any_job.paths["t_s"])) + "), per row, "
+                   + "in the column order: " + "; ".join(
+                       f"({row}) " + " / ".join(str(r["frames_tracked"]) for r in rows if r["row"] == row)
+                       for row in range(1, len(prompts) + 1)) + "."
                    + ("\n" + "\n".join(notes) if notes else ""))
         return save_figure(fig, out_dir, STEM, rows, COLUMNS, caption)
