@@ -36,7 +36,7 @@ log = logging.getLogger(__name__)
 
 class SuiteJob:
     """Args:
-        path: the suite's file (or VBench-2 meta folder).
+        path: the suite's file (or VBench-2 meta folder); required.
         videos: the folder of the clips (null: the suite's own, else beside the manifest).
         limit: keep the first N manifest lines (smoke runs).
         critique: run the critic (null: when at least one clip exists).
@@ -44,7 +44,7 @@ class SuiteJob:
         critic_options: top-level options of the critic (memory, cache_dir, report, progress, max_prompt_chars).
     """
 
-    def __init__(self, path: str, videos: str | None = None, limit: int | None = None, critique: bool | None = None,
+    def __init__(self, path: str | None = None, videos: str | None = None, limit: int | None = None, critique: bool | None = None,
                  top: int = 30, critic_options: dict[str, Any] | None = None):
         self.path = path
         self.videos = videos
@@ -54,13 +54,15 @@ class SuiteJob:
         self.critic_options = dict(critic_options or {})
 
     def __call__(self, cfg: DictConfig, ctx: JobContext) -> dict[str, Any]:
+        if cfg.get("suite") is None:
+            raise UserError("no suite: use a preset (experiment=suite_videophy2, ...) or suite=NAME", field="suite")
+        if self.path is None:
+            raise UserError("give the suite's file: job.path=...", field="job.path")
+        suite = build(cfg.suite, "suite")
         job_dir = ctx.job_dir
         key = job_key(cfg)
         if not start_job(job_dir, key):
             return {"status": "skipped", "job_dir": str(job_dir)}
-        if cfg.get("suite") is None:
-            raise UserError("no suite: use a preset (experiment=suite_videophy2, ...) or suite=NAME", field="suite")
-        suite = build(cfg.suite, "suite")
         path = Path(self.path)
 
         manifest = job_dir / "manifest.jsonl"

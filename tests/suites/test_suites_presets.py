@@ -68,3 +68,9 @@ def test_prompt_suite_presets_import_and_measure_coverage_without_clips(preset, 
     assert metrics["critiqued"] is False and metrics["items"] > 0 and "verdicts" not in metrics
     assert json.loads((job / "coverage" / "coverage.json").read_text())["suite"] == suite
     assert len((job / "manifest.jsonl").read_text().splitlines()) == metrics["items"]
+
+
+def test_a_preset_without_the_suites_file_is_a_user_error(tmp_path):
+    out = run_module("experiments.run", ["experiment=suite_dsg", "tracker=none"], tmp_path)
+    assert out.returncode == 2 and "error: job.path: give the suite's file" in out.stderr
+    assert "Traceback" not in out.stderr
