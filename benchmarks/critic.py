@@ -15,9 +15,16 @@ import tempfile
 import time
 from pathlib import Path
 
-# This file is named like the package it measures: keep its own folder off the import path.
+# This file is named like the package it measures: keep its own folder off the import path, before the
+# project's imports below (``import critic`` would otherwise import this file).
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
+from control.render import AnalyticRenderer  # noqa: E402
+from critic.run import build_components, critique  # noqa: E402
+from critic.video import load_video  # noqa: E402
+from sim import scenes  # noqa: E402
+from sim.engine import simulate  # noqa: E402
+from veriphy.video import write_video  # noqa: E402
 
 PROMPT = "A red ball is thrown, bounces off the wall and lands on the floor."
 CONF = Path(__file__).resolve().parents[1] / "conf"
@@ -25,11 +32,6 @@ CONF = Path(__file__).resolve().parents[1] / "conf"
 
 def make_clip(path: Path) -> Path:
     """The thrown-ball scene simulated and rendered at 848x480, 81 frames, 16 fps, written as H.264."""
-    from control.render import AnalyticRenderer
-    from veriphy.video import write_video
-    from sim import scenes
-    from sim.engine import simulate
-
     spec = scenes.thrown_ball()
     traj = simulate(spec)
     rgb = AnalyticRenderer(progress=False).render(spec, traj).rgb
@@ -56,9 +58,6 @@ def main() -> None:
 
     torch.set_num_threads(1)
     from hydra import compose, initialize_config_dir
-
-    from critic.run import build_components, critique
-    from critic.video import load_video
 
     with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
         cfg = compose(config_name="critic_app", overrides=["report=false", "progress=false"])

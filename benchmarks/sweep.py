@@ -18,6 +18,13 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from control.depth import DepthControl
+from experiments.executors import ClipRequest, NaiveExecutor, PrefixSharedExecutor
+from experiments.scene import VideoSize, simulate_scene
+from generate.models import TinyGenerator
+from generate.sweep import naive_transformer_calls, sweep_transformer_calls
+from sim.scenes import thrown_ball
+
 
 def main() -> None:
     parser = argparse.ArgumentParser()
@@ -27,13 +34,6 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
-
-    from control.depth import DepthControl
-    from experiments.executors import ClipRequest, NaiveExecutor, PrefixSharedExecutor
-    from experiments.scene import VideoSize, simulate_scene
-    from generate.models import TinyGenerator
-    from generate.sweep import naive_transformer_calls, sweep_transformer_calls
-    from sim.scenes import thrown_ball
 
     w, h, t = (int(v) for v in args.size.split("x"))
     scene = simulate_scene(thrown_ball(), VideoSize(width=w, height=h, num_frames=t, fps=8.0), DepthControl(progress=False))

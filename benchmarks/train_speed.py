@@ -22,10 +22,27 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
+
+import numpy as np
+import torch
+from diffusers import AutoencoderKLWan
+from hydra import compose, initialize_config_dir
+from hydra.errors import HydraException
+from hydra.utils import instantiate
+
+from generate.data import make_clip
+from generate.train.config import TransformerTraining, VAETraining
+from generate.train.encode import encode_dataset
+from generate.train.models import assemble_pipeline, build_text_encoder, build_transformer
+from generate.train.records import MetricsLog
+from generate.train.transformer import train_transformer
+from generate.train.vae import train_vae
+from veriphy.hydra_app import configure_threads
 
 ROOT = Path(__file__).resolve().parents[1]
 BUDGET_MIN = 90.0
@@ -34,8 +51,6 @@ BUDGET_MIN = 90.0
 def per_unit(seconds: list[float]) -> float:
     """Median seconds per unit, leaving out the first (warm-up) one when there are others (the median, as a
     shared CPU's speed drifts from step to step)."""
-    import statistics
-
     return statistics.median(seconds[1:] if len(seconds) > 1 else seconds)
 
 
@@ -49,26 +64,15 @@ def main() -> None:
     if args.clips < 2 or args.steps < 2:
         parser.error("--clips and --steps must be at least 2 (the first unit is a warm-up)")
 
-    import numpy as np
-    import torch
-    from hydra import compose, initialize_config_dir
-    from hydra.utils import instantiate
-
-    from generate import train as T
-    from generate.data import make_clip
-    from veriphy.hydra_app import configure_threads
-
     configure_threads(args.threads)
-    from hydra.errors import HydraException
-
     with initialize_config_dir(config_dir=str(ROOT / "conf"), version_base="1.3"):
         try:
             cfg = compose(config_name="train_app", overrides=args.overrides)
         except HydraException as err:
             parser.error(f"conf/train_app.yaml: {err}")
     data = instantiate(cfg.train.data)
-    vae_cfg: T.VAETraining = instantiate(cfg.train.vae)
-    tr_cfg: T.TransformerTraining = instantiate(cfg.train.transformer)
+    vae_cfg: VAETraining = instantiate(cfg.train.vae)
+    tr_cfg: TransformerTraining = instantiate(cfg.train.transformer)
     seed = int(cfg.seed)
     print(f"train speed: {args.clips} clips, {args.steps} steps per stage, {torch.get_num_threads()} thread(s)")
 
@@ -92,7 +96,7 @@ def main() -> None:
                             log_every=1)
             folder = work / f"vae_{full_frame_steps}"
             folder.mkdir()
-            T.train_vae(short, arrays, folder, seed=seed, log=T.MetricsLog(folder / "metrics.jsonl"),
+            train_vae(short, arrays, folder, seed=seed, log=MetricsLog(folder / "metrics.jsonl"),
                         progress=False)
             stamps = [0.0] + [json.loads(line)["seconds"] for line in (folder / "metrics.jsonl").open()]
             return [b - a for a, b in zip(stamps, stamps[1:])]
@@ -103,15 +107,13 @@ def main() -> None:
         full_s = vae_step_seconds(args.steps, args.steps)
 
         # ---- encode: the autoencoder of the whole-frame run (trained weights do not change the cost)
-        from diffusers import AutoencoderKLWan
-
         vae = AutoencoderKLWan.from_pretrained(work / f"vae_{args.steps}" / "vae_final").eval()
         tokenizer = tr_cfg.tokenizer
-        text_encoder = T.build_text_encoder(tr_cfg.text_encoder, seed, tokenizer)
-        pipe = T.assemble_pipeline(vae, text_encoder, T.build_transformer(tr_cfg.model, seed), tokenizer=tokenizer,
+        text_encoder = build_text_encoder(tr_cfg.text_encoder, seed, tokenizer)
+        pipe = assemble_pipeline(vae, text_encoder, build_transformer(tr_cfg.model, seed), tokenizer=tokenizer,
                                    flow_shift=tr_cfg.flow_shift)
         tic = time.perf_counter()
-        encoded = T.encode_dataset(pipe, arrays, prompts, max_sequence_length=tr_cfg.max_sequence_length,
+        encoded = encode_dataset(pipe, arrays, prompts, max_sequence_length=tr_cfg.max_sequence_length,
                                    embed_text=not tr_cfg.train_text_encoder, progress=False)
         encode_s = [(time.perf_counter() - tic) / args.clips]  # per clip, one-time costs spread over the sample
 
@@ -119,7 +121,7 @@ def main() -> None:
         short = replace(tr_cfg, checkpoint_every=10 ** 9, log_every=1)
         tfolder = work / "transformer"
         tfolder.mkdir()
-        T.train_transformer(short, encoded, tfolder, seed=seed, log=T.MetricsLog(tfolder / "metrics.jsonl"),
+        train_transformer(short, encoded, tfolder, seed=seed, log=MetricsLog(tfolder / "metrics.jsonl"),
                             progress=False, stop_step=args.steps, text_encoder=text_encoder)
         stamps = [0.0] + [json.loads(line)["seconds"] for line in (tfolder / "metrics.jsonl").open()]
         transformer_s = [b - a for a, b in zip(stamps, stamps[1:])]

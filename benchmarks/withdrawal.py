@@ -21,6 +21,12 @@ import sys
 import time
 from pathlib import Path
 
+from control.types import ControlVideo
+from generate.pipeline import denoise_step, prepare
+from generate.probe import make_probeable
+from generate.sweep import naive_transformer_calls, sweep_transformer_calls
+from generate.tiny import build_tiny_pipeline
+
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
@@ -29,10 +35,6 @@ if str(ROOT) not in sys.path:
 def build(args):
     import numpy as np
     import torch
-
-    from control.types import ControlVideo
-    from generate.probe import make_probeable
-    from generate.tiny import build_tiny_pipeline
 
     torch.set_num_threads(args.threads)
     pipe = build_tiny_pipeline(seed=0, num_layers=args.layers, num_vace_layers=args.vace, num_heads=args.heads,
@@ -52,8 +54,6 @@ def time_steps(args, modes=("controlled", "withdrawn")):
     import copy
 
     import torch
-
-    from generate.pipeline import denoise_step, prepare
 
     pipe, control = build(args)
     prep = prepare(pipe, control, "a red ball is thrown and bounces on the floor", seed=0, num_steps=30,
@@ -110,8 +110,6 @@ def main() -> None:
             peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print(json.dumps({"peak_mib": peak}))
         return
-
-    from generate.sweep import naive_transformer_calls, sweep_transformer_calls
 
     med = time_steps(args)
     ratio = med["withdrawn"] / med["controlled"]

@@ -21,12 +21,16 @@ import hydra
 from hydra.utils import instantiate
 from omegaconf import DictConfig, OmegaConf
 
+from control.io import save_control, save_scene_rgb
+from control.render import check_trajectory_matches
+from sim.engine import simulate
+from sim.io import load_spec, load_trajectory, save_spec, save_trajectory, spec_from_mapping
+from sim.types import SceneSpec, Trajectory
 from veriphy.errors import UserError
 from veriphy.files import write_json
 from veriphy.hashing import sha256_file, sha256_json
 from veriphy.hydra_app import configure_threads, exit_on_user_error, hydra_run_dir
 from veriphy.manifest import write_manifest
-from sim.types import SceneSpec, Trajectory
 
 
 def check_requested_size(spec: SceneSpec, height: int | None, width: int | None, num_frames: int | None, *,
@@ -48,8 +52,6 @@ def check_requested_size(spec: SceneSpec, height: int | None, width: int | None,
 
 def _load_inputs(cfg: DictConfig) -> tuple[SceneSpec, Trajectory, dict[str, str], bool, str | None]:
     """(spec, trajectory, input file hashes, whether it was simulated here, the file that defines the scene)."""
-    from sim.io import load_spec, load_trajectory, spec_from_mapping
-
     given = [k for k in ("run_dir", "scene_file", "scene") if cfg.get(k) is not None]
     if len(given) != 1:
         raise UserError("give exactly one input: run_dir=PATH (a sim run), scene_file=PATH (a scene spec) or "
@@ -63,8 +65,6 @@ def _load_inputs(cfg: DictConfig) -> tuple[SceneSpec, Trajectory, dict[str, str]
         traj = load_trajectory(traj_path)
         hashes = {"scene.json": sha256_file(scene_path), "trajectory.npz": sha256_file(traj_path)}
         return spec, traj, hashes, False, str(scene_path)
-
-    from sim.engine import simulate
 
     if given[0] == "scene_file":
         path = Path(cfg.scene_file)
@@ -86,9 +86,6 @@ def _load_inputs(cfg: DictConfig) -> tuple[SceneSpec, Trajectory, dict[str, str]
 @exit_on_user_error
 def run(cfg: DictConfig) -> Path:
     configure_threads(cfg.get("num_threads"))
-    from control.io import save_control, save_scene_rgb
-    from control.render import check_trajectory_matches
-    from sim.io import save_spec, save_trajectory
 
     spec, traj, input_hashes, simulated, where = _load_inputs(cfg)
     try:

@@ -24,6 +24,7 @@ from control.project import project_trajectory
 from control.render import SEG_STATIC, AnalyticRenderer, check_trajectory_matches
 from control.types import ControlVideo, SceneRender
 from sim.types import SceneSpec, Trajectory
+from veriphy.hashing import sha256_json
 
 NO_OBJECT_PIXEL_IN_VIDEO = "no object pixel in the video"
 NO_OBJECT_PIXEL_IN_FRAME = "no object pixel in the frame"
@@ -39,7 +40,6 @@ def spec_hash(spec: SceneSpec, traj: Trajectory) -> str:
     """The trajectory's record of its spec hash, else the spec's canonical-JSON sha256 (as ``sim.engine``)."""
     if traj.spec_sha256:
         return traj.spec_sha256
-    from veriphy.hashing import sha256_json
 
     return sha256_json(spec.model_dump(mode="json"))
 

@@ -26,6 +26,7 @@ from tqdm import tqdm
 
 from control.camera import Camera
 from control.types import SceneRender
+from sim.engine import load_scene
 from sim.types import SceneSpec, Trajectory
 
 SEG_STATIC = -1
@@ -297,10 +298,10 @@ class TinyRendererBackend:
         self.progress = progress
 
     def render(self, spec: SceneSpec, traj: Trajectory, *, rgb: bool | None = None) -> SceneRender:
+        # Imported here, not above: sim.engine has already imported it with its build-time banner silenced,
+        # which an import at the top of this module (before sim.engine's) would print.
         import pybullet
         from pybullet_utils.bullet_client import BulletClient
-
-        from sim.engine import load_scene
 
         check_trajectory_matches(spec, traj)
         want_rgb = self.rgb if rgb is None else bool(rgb)

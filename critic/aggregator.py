@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from critic.plan import dependencies
 from critic.types import (CONTRADICTED, SUPPORTED, UNKNOWN, ClaimVerdict, ClipVerdict, ContradictionPacket, Cost,
                           CostSummary, EvidenceRecord, Measurement, Plan, State, SubCheckVerdict, TimeWindow,
                           VideoSanity)
@@ -131,8 +132,6 @@ class Aggregator:
 
     def aggregate(self, plan: Plan, records: Mapping[str, EvidenceRecord], *, clip_sha256: str = "", video: str = "",
                   plan_sha256: str = "", sanity: VideoSanity | None = None, planner_cost: Cost = Cost()) -> ClipVerdict:
-        from critic.plan import dependencies  # local: plan imports nothing from here, keep it that way
-
         claims: list[ClaimVerdict] = []
         packets: list[ContradictionPacket] = []
         for claim in plan.claims:

@@ -27,7 +27,8 @@ import numpy as np
 from critic.aggregator import TEMPORAL
 from critic.plan import check_plan, dependencies, execution_order
 from critic.types import (CONTRADICTED, SUPPORTED, UNKNOWN, AnyOp, Cost, EvidenceRecord, GroundOp, HearOp,
-                          JudgeOp, Measurement, Plan, TimeWindow, Track, VideoContext, op_event_refs, op_subjects)
+                          JudgeOp, Measurement, OperationInputs, Plan, TimeWindow, Track, VideoContext, op_event_refs,
+                          op_subjects)
 from veriphy.files import atomic_write_bytes
 from veriphy.hashing import sha256_json
 
@@ -117,7 +118,8 @@ class Executor:
     """Runs a validated plan against one clip with the configured specialists.
 
     ``specialists`` maps operation family names (``ground``, ``count``, ``measure``, ``depth``, ``read``,
-    ``hear``, ``judge``) to objects with ``name``, ``version`` and ``run(op, inputs, video)``."""
+    ``hear``, ``judge``) to objects with ``name``, ``version`` and ``run(op, inputs, video)`` (``inputs``: an
+    :class:`OperationInputs`)."""
 
     def __init__(self, specialists: Mapping[str, Any], cache: OperationCache | None = None):
         self.specialists = dict(specialists)
@@ -188,13 +190,12 @@ class Executor:
         subjects = {name: plan.subject(name) for name in op_subjects(op)}
         tracks: dict[str, list[Track]] = {}
         if not isinstance(op, GroundOp):
+            # a validated plan binds every subject by a ground operation, whose result is a list (``_typed``)
             ground_of = {plan.op(d).subject: d for d in deps if isinstance(plan.op(d), GroundOp)}
-            for name in subjects:
-                r = ex.results.get(ground_of.get(name, ""))
-                tracks[name] = [r] if isinstance(r, Track) else list(r or [])
+            tracks = {name: ex.results[ground_of[name]] for name in subjects}
         claim_id = op.claim if isinstance(op, JudgeOp) else claim_of.get(op.id)
-        inputs = {"subjects": subjects, "tracks": tracks, "claim": plan.claim(claim_id) if claim_id else None,
-                  "prompt": plan.prompt}
+        inputs = OperationInputs(subjects=subjects, tracks=tracks, claim=plan.claim(claim_id) if claim_id else None,
+                                 prompt=plan.prompt)
 
         # preconditions the executor enforces whatever the backend: no evidence -> unknown with the reason
         if isinstance(op, HearOp) and (video.audio is None or video.audio.size == 0):

@@ -22,7 +22,7 @@ from typing import Any, Callable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from critic.types import Expect, MeasureOp, Quantity
+from critic.types import QUANTITY_SPECS, Expect, MeasureOp, Quantity
 from veriphy.errors import user_error_from_validation, UserError
 from veriphy.files import read_json, write_json
 
@@ -66,8 +66,8 @@ class Lesson(BaseModel):
             end = len(low) if end < 0 else end
             subjects = subjects_in(start, end) or [n for n in builder.subjects]
             for s in subjects:
-                if self.quantity == "direction" and self.expect.direction is None:
-                    continue
+                if QUANTITY_SPECS[self.quantity].directional and self.expect.direction is None:
+                    continue  # the validator would reject it: a direction measurement needs its direction
                 check = builder.op(MeasureOp, subject=s, quantity=self.quantity, expect=self.expect)
                 cid = builder.claim((m.start(), m.end()), kind="implicit", subjects=[s],
                                     text=f"{low[m.start():m.end()]}: {self.text} ({s})")

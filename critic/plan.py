@@ -24,13 +24,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from critic.types import (OP_NAMES, TEMPORAL_OPS, AnyOp, CountOp, DepthOp, GroundOp, JudgeOp, MeasureOp, Plan,
+from critic.types import (OP_NAMES, QUANTITY_SPECS, AnyOp, CountOp, DepthOp, GroundOp, JudgeOp, MeasureOp, Plan,
                           op_event_refs, op_events, op_subjects)
 
-#: quantities that relate the subject to a partner (another subject or static geometry)
-PARTNER_QUANTITIES = ("contact", "collision_response")
-#: quantities for which a static surface is a meaningful partner
-SURFACE_QUANTITIES = ("contact", "collision_response", "bounce", "penetration", "support", "rest")
+#: the quantities ``expect.direction`` applies to, as the validator names them ("'direction'")
+_DIRECTIONAL = " or ".join(repr(q) for q, spec in QUANTITY_SPECS.items() if spec.directional)
 
 
 class PlanError(Exception):
@@ -129,20 +127,21 @@ def validate_plan(plan: Plan) -> list[str]:
             if s is not None and s.count is not None and s.count != op.n:
                 reasons.append(f"{op.id} (count): n={op.n} disagrees with subject {op.subject!r} count={s.count}")
         elif isinstance(op, MeasureOp):
-            if op.quantity in PARTNER_QUANTITIES and not (op.other or op.surface):
+            spec = QUANTITY_SPECS[op.quantity]
+            if spec.needs_partner and not (op.other or op.surface):
                 reasons.append(f"{op.id} (measure {op.quantity}): needs 'other' (a subject) or 'surface'")
             if op.other is not None and op.other == op.subject and (declared.get(op.subject) is None or
                                                                     (declared[op.subject].count or 1) < 2):
                 # the same name twice means "its instances with each other": only for a counted group
                 reasons.append(f"{op.id} (measure {op.quantity}): 'other' equals 'subject' but {op.subject!r} is "
                                "not a group of two or more")
-            if op.surface is not None and op.quantity not in SURFACE_QUANTITIES:
+            if op.surface is not None and not spec.surface:
                 reasons.append(f"{op.id} (measure {op.quantity}): 'surface' does not apply to this quantity")
-            if op.quantity == "direction" and op.expect.direction is None:
-                reasons.append(f"{op.id} (measure direction): expect.direction is required")
-            if op.quantity != "direction" and op.expect.direction is not None:
-                reasons.append(f"{op.id} (measure {op.quantity}): expect.direction applies only to 'direction'")
-            if op.expect.n is not None and op.quantity not in ("bounce", "collision_response", "contact"):
+            if spec.directional and op.expect.direction is None:
+                reasons.append(f"{op.id} (measure {op.quantity}): expect.direction is required")
+            if not spec.directional and op.expect.direction is not None:
+                reasons.append(f"{op.id} (measure {op.quantity}): expect.direction applies only to {_DIRECTIONAL}")
+            if op.expect.n is not None and not spec.counts_events:
                 reasons.append(f"{op.id} (measure {op.quantity}): expect.n (an event count) does not apply")
         elif isinstance(op, DepthOp):
             if op.b is not None and op.b == op.a:
@@ -221,7 +220,3 @@ def check_plan(plan: Plan) -> Plan:
 def load_plan(data: str | dict[str, Any]) -> Plan:
     """Parse and validate."""
     return check_plan(parse_plan(data))
-
-
-def is_temporal(op: AnyOp) -> bool:
-    return op.op in TEMPORAL_OPS

@@ -21,6 +21,7 @@ from critic.memory import Memory
 from critic.planners.base import PlanResult
 from critic.report import write_outputs
 from critic.types import ClipVerdict, CostSummary, VideoContext, VideoSanity
+from critic.video import load_video
 from veriphy.errors import UserError
 from veriphy.hashing import sha256_file, sha256_json
 
@@ -67,12 +68,6 @@ def check_prompt(prompt: Any, max_chars: int, source: str | None = None) -> str:
     return prompt
 
 
-def load_clip(video_path: str | os.PathLike) -> VideoContext:
-    from critic.video import load_video
-
-    return load_video(video_path)
-
-
 def critique(video_path: str | os.PathLike, prompt: str, cfg_or_components: Any, run_dir: str | os.PathLike, *,
              video: VideoContext | None = None) -> ClipVerdict:
     """Critique one clip against its prompt and write the run directory's files (see ``critic.report``).
@@ -108,7 +103,7 @@ def critique(video_path: str | os.PathLike, prompt: str, cfg_or_components: Any,
 
     # 3. execute the declared operations on the clip, then aggregate
     if video is None:
-        video = load_clip(video_path)
+        video = load_video(video_path)
     ex: Execution = Executor(comp.specialists, comp.cache).run(plan, video, progress=comp.progress)
     verdict = comp.aggregator.aggregate(plan, ex.records, clip_sha256=video.sha256, video=video_name,
                                         plan_sha256=plan_sha, sanity=video.sanity or VideoSanity(),

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from critic.types import AnyOp, Measurement, MeasureOp, TimeWindow, Track, VideoContext, VideoSanity
+from critic.types import AnyOp, Measurement, MeasureOp, OperationInputs, TimeWindow, Track, VideoContext, VideoSanity
 
 
 def fake_video(num_frames: int = 20, fps: float = 10.0, height: int = 48, width: int = 64, audio: bool = False,
@@ -54,9 +54,9 @@ class FakeGrounder:
         self.missing = set(missing)
         self.calls: list[tuple[str, dict[str, Any]]] = []
 
-    def run(self, op: AnyOp, inputs: dict[str, Any], video: VideoContext) -> list[Track]:
+    def run(self, op: AnyOp, inputs: OperationInputs, video: VideoContext) -> list[Track]:
         self.calls.append((op.id, op.model_dump(mode="json")))
-        spec = inputs["subjects"][op.subject]
+        spec = inputs.subjects[op.subject]
         if op.subject in self.missing or spec.noun in self.missing:
             return []
         return [moving_track(op.subject, i, video, offset=3.0 * i) for i in range(spec.count or 1)]
@@ -73,9 +73,9 @@ class ScriptedSpecialist:
     def __init__(self, script: dict[str, dict[str, Any]] | None = None, version: str = "1"):
         self.script = dict(script or {})
         self.version = version
-        self.calls: list[tuple[str, dict[str, Any], dict[str, Any]]] = []
+        self.calls: list[tuple[str, dict[str, Any], OperationInputs]] = []
 
-    def run(self, op: AnyOp, inputs: dict[str, Any], video: VideoContext) -> Measurement:
+    def run(self, op: AnyOp, inputs: OperationInputs, video: VideoContext) -> Measurement:
         self.calls.append((op.id, op.model_dump(mode="json"), inputs))
         key = op.quantity if isinstance(op, MeasureOp) else op.op
         entry = self.script.get(key, self.script.get("default"))

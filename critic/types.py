@@ -7,13 +7,18 @@ Shared vocabulary between the plan/executor/aggregator and the specialist backen
 * :class:`Track` - one grounded subject over the clip (from ``ground``).
 * :class:`Measurement` - what a specialist returns for one operation: required vs measured, state,
   event windows, raw evidence, cost. The executor wraps it into an ``EvidenceRecord``.
+* :data:`QUANTITY_SPECS` - the registry of ``measure`` quantities (event windows, partners, which ``expect``
+  fields apply, implicit obligations) that the validator, the planners and the measurer read.
+* :class:`OperationInputs` - what a specialist receives with one operation besides the clip.
 
 Plan, evidence and verdict types follow below them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Annotated, Any, Literal
 
 import numpy as np
@@ -205,26 +210,15 @@ class VideoContext:
 #: The surface operations. ``contains(A, B)``: B lies within A; ``during(A, B)``: A lies within B.
 OP_NAMES: tuple[str, ...] = ("ground", "count", "measure", "depth", "read", "hear", "before", "contains",
                              "during", "judge")
-#: Operations the executor/aggregator evaluate as pure logic on event windows (no specialist).
-TEMPORAL_OPS: tuple[str, ...] = ("before", "contains", "during")
 
-#: The track-based physical measurements of ``measure`` (DESIGN §5 "Track-based measurements").
+#: The track-based physical measurements of ``measure`` (DESIGN §5 "Track-based measurements"). What the plan
+#: language knows about each one is in :data:`QUANTITY_SPECS`.
 Quantity = Literal["free_fall", "support", "bounce", "penetration", "continuity", "permanence", "size_constancy",
                    "direction", "collision_response", "rest", "contact"]
 QUANTITIES: tuple[str, ...] = Quantity.__args__  # type: ignore[attr-defined]
 
-#: Event windows each quantity's Measurement must put in ``Measurement.windows`` (keys), so that temporal
-#: operations can refer to them. Quantities with no entry produce no event window.
-QUANTITY_EVENTS: dict[str, tuple[str, ...]] = {
-    "free_fall": ("airborne",),         # from release/leaving support to first contact
-    "bounce": ("contact", "rebound"),   # first impact; airborne after the first impact
-    "contact": ("contact",),            # first frames where A touches B (or the surface)
-    "collision_response": ("contact",),
-    "rest": ("rest",),                  # from coming to rest to the end of the clip
-    "direction": ("motion",),           # frames where the subject moves in the claimed direction
-}
-#: Event windows of the other operations (``hear``: the first matching sound; ``read``: frames where the text
-#: is legible).
+#: Event windows of the operations other than ``measure`` (``hear``: the first matching sound; ``read``: frames
+#: where the text is legible). A ``measure``'s event windows depend on its quantity (``QuantitySpec.events``).
 OP_EVENTS: dict[str, tuple[str, ...]] = {"hear": ("onset",), "read": ("visible",)}
 
 Direction = Literal["left", "right", "up", "down", "horizontal", "toward", "away"]
@@ -245,6 +239,76 @@ class Expect(_Frozen):
     holds: bool = True
     n: Annotated[int, Field(ge=0, le=100)] | None = None
     direction: Direction | None = None
+
+
+@dataclass(frozen=True)
+class ImplicitObligation:
+    """How a quantity is presumed for every rigid grounded subject (DESIGN §5 "Implicit obligations").
+
+    * ``expect``: what is presumed (``penetration``: ``holds=False``, it does not pass into the floor/walls).
+    * ``wording``: finishes the implicit claim's text after the phrase that introduced the subject
+      ("a blue ball" + " moves continuously (no teleport)").
+    * ``unless_stated``: left out for a subject the prompt already measures this quantity on (a ghost ball that
+      "passes through the wall" is not also presumed not to).
+    """
+
+    expect: Expect
+    wording: str
+    unless_stated: bool = False
+
+
+@dataclass(frozen=True)
+class QuantitySpec:
+    """What the plan language knows about one quantity of ``measure``. The static validator (``critic.plan``), the
+    planners (``critic.planners``) and the measurer (``critic.specialists.measure``, one function per quantity)
+    all read it from :data:`QUANTITY_SPECS`.
+
+    * ``events``: the event windows its Measurement puts in ``windows`` (keys), which temporal operations may
+      refer to; empty when it produces none.
+    * ``needs_partner``: it relates the subject to something: ``other`` (a subject) or ``surface`` is required.
+    * ``surface``: a static surface (``floor``/``wall``) is a meaningful partner.
+    * ``counts_events``: ``expect.n`` (a number of events, "bounces twice") applies.
+    * ``directional``: ``expect.direction`` is required; it applies to no quantity without this.
+    * ``implicit``: presumed for every rigid grounded subject (None: checked only when the prompt says so).
+    """
+
+    events: tuple[str, ...] = ()
+    needs_partner: bool = False
+    surface: bool = False
+    counts_events: bool = False
+    directional: bool = False
+    implicit: ImplicitObligation | None = None
+
+
+#: The registry of quantities: one entry per :data:`Quantity`. The implicit ones come last, in the order a rigid
+#: subject's implicit claims are added (claim and operation ids follow this order).
+QUANTITY_SPECS: dict[str, QuantitySpec] = {
+    # from release (or leaving a support) to the first contact
+    "free_fall": QuantitySpec(events=("airborne",)),
+    # the first impact; airborne after the first impact
+    "bounce": QuantitySpec(events=("contact", "rebound"), surface=True, counts_events=True),
+    # the first frames where A touches B (or the surface)
+    "contact": QuantitySpec(events=("contact",), needs_partner=True, surface=True, counts_events=True),
+    "collision_response": QuantitySpec(events=("contact",), needs_partner=True, surface=True, counts_events=True),
+    # from coming to rest to the end of the clip
+    "rest": QuantitySpec(events=("rest",), surface=True),
+    # frames where the subject moves in the claimed direction
+    "direction": QuantitySpec(events=("motion",), directional=True),
+    "continuity": QuantitySpec(implicit=ImplicitObligation(Expect(), "moves continuously (no teleport)")),
+    "permanence": QuantitySpec(implicit=ImplicitObligation(
+        Expect(), "persists (no vanishing without an occluder or leaving the frame)")),
+    "size_constancy": QuantitySpec(implicit=ImplicitObligation(Expect(), "keeps its size and shape")),
+    "support": QuantitySpec(surface=True, implicit=ImplicitObligation(
+        Expect(), "falls when unsupported and rests only when supported")),
+    "penetration": QuantitySpec(surface=True, implicit=ImplicitObligation(
+        Expect(holds=False), "does not pass into the floor or walls", unless_stated=True)),
+}
+if set(QUANTITY_SPECS) != set(QUANTITIES):
+    raise ImportError(f"critic.types: QUANTITY_SPECS and Quantity disagree on "
+                      f"{sorted(set(QUANTITY_SPECS) ^ set(QUANTITIES))}")
+
+#: The quantities presumed for every rigid grounded subject, in the order their claims are added.
+IMPLICIT_QUANTITIES: tuple[str, ...] = tuple(q for q, spec in QUANTITY_SPECS.items() if spec.implicit is not None)
 
 
 class EventRef(_Frozen):
@@ -369,7 +433,7 @@ def op_event_refs(op: AnyOp) -> list[EventRef]:
 def op_events(op: AnyOp) -> tuple[str, ...]:
     """Event windows an operation produces (keys of its ``Measurement.windows``)."""
     if isinstance(op, MeasureOp):
-        return QUANTITY_EVENTS.get(op.quantity, ())
+        return QUANTITY_SPECS[op.quantity].events
     return OP_EVENTS.get(op.op, ())
 
 
@@ -424,6 +488,31 @@ class Plan(_Frozen):
             if c.id == claim_id:
                 return c
         raise KeyError(claim_id)
+
+
+@dataclass(frozen=True)
+class OperationInputs:
+    """What the executor hands a specialist with one operation, besides the clip: the results of the operations
+    the plan says this one reads, and nothing else (the gate, DESIGN §5).
+
+    * ``subjects``: every subject the operation names (``op_subjects(op)``), as the plan declared them.
+    * ``tracks``: the ``ground`` result for each of those subjects, one Track per instance (an empty tuple when
+      grounding found nothing). Empty for ``ground`` itself.
+    * ``claim``: the claim the operation serves (``judge`` reads its text); None when it serves none.
+    * ``prompt``: the whole prompt, for context only (``ground`` reads whether a noun is plural); never an
+      instruction source.
+
+    Read-only: the mappings are read-only views and each subject's tracks a tuple.
+    """
+
+    subjects: Mapping[str, SubjectSpec] = field(default_factory=dict)
+    tracks: Mapping[str, tuple[Track, ...]] = field(default_factory=dict)
+    claim: Claim | None = None
+    prompt: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "subjects", MappingProxyType(dict(self.subjects)))
+        object.__setattr__(self, "tracks", MappingProxyType({name: tuple(t) for name, t in self.tracks.items()}))
 
 
 # ==================================================================================================

@@ -26,6 +26,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from experiments import jobstate
+from experiments.figures import make_figures
 from veriphy.files import atomic_write_bytes, dumps_json, read_json
 
 
@@ -80,7 +81,6 @@ def main(argv: list[str] | None = None) -> int:
                    f"probe.release_step={args.release_steps}", f"tracker={args.tracker}", *args.override], logs)
 
     # 3. figures from the files on disk
-    from experiments.figures import make_figures
 
     figures = make_figures(sweep_dir)
     print(f"[demo] figures: {len(figures)} files in {sweep_dir / 'figures'}", flush=True)

@@ -19,13 +19,15 @@ from __future__ import annotations
 import fcntl
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from control.types import ControlVideo
+from experiments.types import GenerationSettings
+from generate.io import load_clip, save_clip
 from generate.types import Clip
 from veriphy.hashing import sha256_bytes, sha256_file, sha256_json
 
@@ -40,7 +42,7 @@ class ClipRequest:
       (its own included); a prefix-shared executor computes them together.
     * ``shared_dir``: the sweep's cache for work shared between jobs.
     * ``generator_key``: a hash of the generator's config (part of the group key).
-    * ``extra``: further keyword arguments of the generator call (guidance scale, progress...).
+    * ``generation``: the other settings of the generator call (probe mode, guidance, prompt length, progress).
     """
 
     control: ControlVideo
@@ -52,7 +54,7 @@ class ClipRequest:
     shared_dir: Path | None = None
     generator_key: str = ""
     negative_prompt: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    generation: GenerationSettings = GenerationSettings()
 
     def group_key(self) -> str:
         """Hash of everything a clip depends on except the release step."""
@@ -61,7 +63,8 @@ class ClipRequest:
             "control_shape": list(self.control.frames.shape), "control_kind": self.control.kind,
             "fps": self.control.fps, "prompt": self.prompt, "negative_prompt": self.negative_prompt,
             "seed": self.seed, "num_steps": self.num_steps, "generator": self.generator_key,
-            "extra": {k: v for k, v in self.extra.items() if k != "progress"},
+            # Under its former name, so that sweeps cached before it was typed keep their group keys.
+            "extra": self.generation.clip_settings(),
         })[:20]
 
 
@@ -69,7 +72,8 @@ GeneratorFactory = Callable[[], Any]
 
 
 def _generate_kwargs(request: ClipRequest) -> dict[str, Any]:
-    kwargs: dict[str, Any] = {"seed": request.seed, "num_steps": request.num_steps, **request.extra}
+    kwargs: dict[str, Any] = {"seed": request.seed, "num_steps": request.num_steps,
+                              **request.generation.call_kwargs()}
     if request.negative_prompt is not None:
         kwargs["negative_prompt"] = request.negative_prompt
     return kwargs
@@ -81,6 +85,8 @@ class NaiveExecutor:
     name = "naive"
 
     def __call__(self, request: ClipRequest, generator_factory: GeneratorFactory) -> Clip:
+        # Here, not at the top: it imports torch and diffusers, which jobs served by the control_as_clip
+        # executor or from a cache never need.
         from generate.pipeline import generate_clip
 
         return generate_clip(generator_factory(), request.control, request.prompt,
@@ -121,8 +127,6 @@ class PrefixSharedExecutor:
         return npz.is_file() and done.is_file() and done.read_text().strip() == sha256_file(npz)
 
     def __call__(self, request: ClipRequest, generator_factory: GeneratorFactory) -> Clip:
-        from generate.io import load_clip, save_clip
-
         if request.shared_dir is None:
             raise ValueError("the prefix-shared executor needs the sweep's shared directory")
         group_dir = Path(request.shared_dir) / self.cache_subdir / request.group_key()
@@ -131,7 +135,7 @@ class PrefixSharedExecutor:
             # Only the request's own clip decides; the siblings' are hashed only when the group is computed.
             if not self._cached(group_dir, request.release_step):
                 missing = [s for s in wanted if not self._cached(group_dir, s)]
-                from generate.sweep import generate_release_sweep
+                from generate.sweep import generate_release_sweep  # torch and diffusers: see NaiveExecutor
 
                 clips = generate_release_sweep(generator_factory(), request.control, request.prompt,
                                                release_steps=missing, **_generate_kwargs(request))

@@ -26,9 +26,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from pydantic import ValidationError
 
 from experiments import jobstate
-from veriphy.errors import UserError
+from experiments.types import RetentionScore
+from veriphy.errors import UserError, user_error_from_validation
 from veriphy.files import load_npz, read_json
 from veriphy.hydra_app import exit_on_user_error
 
@@ -41,7 +43,7 @@ AXIS_STYLES = {"x": "-", "y": "--"}
 class JobRecord:
     name: str
     row: dict[str, Any]
-    retention: dict[str, Any]
+    retention: RetentionScore
     paths: dict[str, np.ndarray]
 
 
@@ -55,9 +57,13 @@ def load_jobs(sweep_dir: str | Path) -> list[JobRecord]:
         metrics = read_json(job_dir / jobstate.METRICS)
         if "retention" not in metrics:
             continue
+        try:
+            retention = RetentionScore.model_validate(metrics["retention"])
+        except ValidationError as exc:
+            raise user_error_from_validation(exc, file=job_dir / jobstate.METRICS) from None
         paths = load_npz(job_dir / "paths.npz")
         jobs.append(JobRecord(name=job_dir.relative_to(sweep_dir).as_posix(), row=metrics["row"],
-                              retention=metrics["retention"], paths=paths))
+                              retention=retention, paths=paths))
     if not jobs:
         raise UserError("no complete release-point jobs (metrics.json with retention) here", file=sweep_dir)
     jobs.sort(key=lambda j: (str(j.row.get("scene")), int(j.row.get("seed", 0)), str(j.row.get("prompt")),
@@ -89,14 +95,14 @@ def retention_vs_sigma(jobs: list[JobRecord], out_dir: Path, expert_boundary: fl
     for j in jobs:
         by_scene[str(j.row.get("scene"))].append(j)
     fig, axes = plt.subplots(1, len(by_scene), figsize=(5.2 * len(by_scene), 3.8), squeeze=False)
-    threshold = float(jobs[0].retention.get("threshold", 0.7))
+    threshold = jobs[0].retention.threshold
     for ax, (scene, scene_jobs) in zip(axes[0], sorted(by_scene.items())):
         ax.axhspan(-1.05, threshold, color="0.85", zorder=0, label=f"below threshold ({threshold:g})")
         for window, color in WINDOW_COLORS.items():
             for axis, style in AXIS_STYLES.items():
                 per_sigma: dict[float, list[float]] = defaultdict(list)
                 for j in scene_jobs:
-                    s, r = _sigma(j), j.retention["windows"][window][axis]["r"]
+                    s, r = _sigma(j), j.retention.windows[window].axis(axis).r
                     if s is not None and r is not None:
                         per_sigma[s].append(float(r))
                 if not per_sigma:
@@ -169,7 +175,7 @@ def tracked_paths(jobs: list[JobRecord], out_dir: Path, max_columns: int = 8) ->
                 size = 6 + 60 * area[vis] / max(float(np.max(area[vis])), 1e-9)
                 ax.scatter(trk[vis, 0], trk[vis, 1], s=size, c=t[vis], cmap="viridis", vmin=t[0], vmax=t[-1],
                            edgecolors="none", label="tracked")
-            travel = j.retention["sideways_travel_px"]
+            travel = j.retention.sideways_travel_px
             ax.text(0.02, 0.98, f"sideways: {_fmt(travel['tracked'])} px\n(sim {_fmt(travel['simulated'])} px)",
                     transform=ax.transAxes, va="top", fontsize=7)
             ax.invert_yaxis()  # image rows grow downwards
@@ -209,7 +215,7 @@ def generated_vs_control(jobs: list[JobRecord], out_dir: Path, max_clips: int = 
             ax.plot(t[vis], trk[vis, axis_idx], style, color="tab:red", marker="o", ms=2.5, lw=0.8,
                     label=f"generated {axis}")
         rs = _whole_clip_r(sim, trk, vis)
-        med = j.retention["median_abs_px"]
+        med = j.retention.median_abs_px
         ax.set_title(f"{j.row.get('scene')} s{j.row.get('seed')} i*={j.row.get('release_step')}\n"
                      f"r x={_fmt(rs[0], 3)} y={_fmt(rs[1], 3)}; median |d| x={_fmt(med['x'])} y={_fmt(med['y'])} px",
                      fontsize=7)

@@ -15,44 +15,45 @@ A release-point job, for one (scene, seed, prompt, release step i*):
 from __future__ import annotations
 
 import logging
-import os
-import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from hydra.utils import instantiate
 from omegaconf import DictConfig, OmegaConf
+from pydantic import ValidationError
 
+from control.io import save_control
 from experiments import jobstate
 from experiments.executors import ClipRequest, executor_name, file_lock
 from experiments.retention import RetentionConfig, flat_metrics, score_retention
 from experiments.scene import VideoSize, simulate_scene
-from veriphy.errors import UserError
+from experiments.sweep_plan import sibling_release_steps
+from experiments.types import GenerationSettings
+from generate.io import save_clip
+from generate.schedulers import resolve_release_step
+from sim.io import save_spec, save_trajectory
+from veriphy.errors import UserError, user_error_from_validation
 from veriphy.files import read_json, save_npz, write_json
 from veriphy.hashing import sha256_file, sha256_json
 from veriphy.manifest import write_manifest
 
 log = logging.getLogger(__name__)
 
-#: Exit status of a job stopped on purpose by ``debug.stop_after_jobs`` (simulates a killed sweep).
-EXIT_STOPPED = 75
-_jobs_finished_in_process = 0
 
-
-def generation_kwargs(cfg) -> dict[str, Any]:
-    """Keyword arguments of the generator call of a job: the probe's mode, the prompt length and guidance the
-    generator config says the model is meant for (``generator.max_sequence_length``, ``generator.guidance_scale``),
-    then ``generation.*`` (which overrides them)."""
-    kwargs: dict[str, Any] = {"mode": str(OmegaConf.select(cfg, "probe.mode", default="skip"))}
+def generation_settings(cfg: DictConfig) -> GenerationSettings:
+    """The settings of a job's generator call: the probe's mode, the prompt length and guidance the generator
+    config says the model is meant for (``generator.max_sequence_length``, ``generator.guidance_scale``), then
+    ``generation.*`` (which overrides them)."""
+    values: dict[str, Any] = {"mode": str(OmegaConf.select(cfg, "probe.mode", default="skip"))}
     if OmegaConf.select(cfg, "generator.max_sequence_length") is not None:
-        kwargs["max_sequence_length"] = int(cfg.generator.max_sequence_length)
+        values["max_sequence_length"] = int(cfg.generator.max_sequence_length)
     if OmegaConf.select(cfg, "generator.guidance_scale") is not None:
-        kwargs["guidance_scale"] = float(cfg.generator.guidance_scale)
+        values["guidance_scale"] = float(cfg.generator.guidance_scale)
     if cfg.get("generation"):
-        kwargs.update(_config_dict(cfg.generation))
-    return kwargs
+        values.update(_config_dict(cfg.generation))
+    return _validated(GenerationSettings, values, "generation")
 
 
 @dataclass(frozen=True)
@@ -66,21 +67,16 @@ class JobContext:
     overrides: tuple[str, ...] = ()
     multirun: bool = False
     group: str = "default"
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def _config_dict(cfg: DictConfig) -> dict[str, Any]:
     return OmegaConf.to_container(cfg, resolve=True, throw_on_missing=False)  # type: ignore[return-value]
 
 
-def _validated(model, node: DictConfig, field: str):
-    """``model`` from a config node; a bad value is the user's error naming the field."""
-    from pydantic import ValidationError
-
-    from veriphy.errors import user_error_from_validation
-
+def _validated(model, node: DictConfig | dict[str, Any], field: str):
+    """``model`` from a config node (or its values); a bad value is the user's error naming the field."""
     try:
-        return model(**_config_dict(node))
+        return model(**(node if isinstance(node, dict) else _config_dict(node)))
     except ValidationError as exc:
         err = user_error_from_validation(exc, file=None)
         raise UserError(err.reason, field=f"{field}.{err.field}" if err.field else field) from None
@@ -88,7 +84,7 @@ def _validated(model, node: DictConfig, field: str):
 
 #: Settings that do not change a job's outputs: a finished job is the same job whatever they are (the
 #: prefix-shared and naive executors give byte-identical clips).
-_KEY_EXCLUDED = ("tracker", "debug", "num_threads", "executor", "sweep_name", "shared_release_steps",
+_KEY_EXCLUDED = ("tracker", "num_threads", "executor", "sweep_name", "shared_release_steps",
                  "generation.progress", "control.progress", "control.renderer.progress", "job.write_mp4")
 
 
@@ -129,17 +125,6 @@ def start_job(job_dir: Path, key: str) -> bool:
     return True
 
 
-def _maybe_stop(cfg: DictConfig) -> None:
-    """Simulate a kill: with ``debug.stop_after_jobs=n`` the process dies inside job n+1, after its clip is
-    written and before its metrics, leaving one partial job behind (as a real kill would)."""
-    limit = OmegaConf.select(cfg, "debug.stop_after_jobs")
-    if limit is not None and _jobs_finished_in_process >= int(limit):
-        log.warning("debug.stop_after_jobs=%s reached: stopping the sweep here", limit)
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(EXIT_STOPPED)
-
-
 class ReleasePointJob:
     """One clip of a release-point sweep and its retention metrics (``job=release_point``)."""
 
@@ -147,7 +132,6 @@ class ReleasePointJob:
         self.write_mp4 = write_mp4
 
     def __call__(self, cfg: DictConfig, ctx: JobContext) -> dict[str, Any]:
-        global _jobs_finished_in_process
         job_dir = ctx.job_dir
         # The critic's settings (used by ablations and the demo's verdicts) do not change a release job.
         key = job_key(cfg, exclude=("critic",))
@@ -168,16 +152,11 @@ class ReleasePointJob:
             raise
         tracker.log(metrics["row"])
         tracker.finish()
-        _jobs_finished_in_process += 1
         with file_lock(ctx.sweep_dir / ".summary.lock"):
             jobstate.write_summary(ctx.sweep_dir)
         return {"status": "done", "job_dir": str(job_dir), **metrics["row"]}
 
     def _run(self, cfg: DictConfig, ctx: JobContext, scoring: RetentionConfig, key: str) -> dict[str, Any]:
-        from control.io import save_control
-        from generate.io import save_clip
-        from sim.io import save_spec, save_trajectory
-
         job_dir = ctx.job_dir
         size = _validated(VideoSize, cfg.video, "video")
         release_step = release_step_of(cfg)
@@ -197,7 +176,7 @@ class ReleasePointJob:
                               group_release_steps=release_steps, shared_dir=ctx.sweep_dir,
                               generator_key=sha256_json(generator_cfg),
                               negative_prompt=cfg.get("negative_prompt"),
-                              extra=generation_kwargs(cfg))
+                              generation=generation_settings(cfg))
         pipe_holder: dict[str, Any] = {}
 
         def generator_factory():
@@ -208,7 +187,6 @@ class ReleasePointJob:
         executor = instantiate(cfg.executor)
         clip = executor(request, generator_factory)
         save_clip(clip, job_dir, mp4=self.write_mp4)
-        _maybe_stop(cfg)
 
         object_tracker = instantiate(cfg.object_tracker)
         track = object_tracker(clip.frames, clip.fps, scene.path_px)
@@ -246,17 +224,13 @@ class ReleasePointJob:
 
 def release_step_of(cfg: DictConfig) -> int:
     """i* of the job: ``probe.release_step``, or N (control throughout) when null."""
-    step = OmegaConf.select(cfg, "probe.release_step")
-    n = int(cfg.num_steps)
-    step = n if step is None else int(step)
-    if not 0 <= step <= n:
-        raise UserError(f"must be in [0, num_steps={n}], got {step}", field="probe.release_step")
-    return step
+    try:
+        return resolve_release_step(OmegaConf.select(cfg, "probe.release_step"), int(cfg.num_steps))
+    except ValueError as exc:
+        raise UserError(str(exc), field="probe.release_step") from None
 
 
 def _sibling_steps(cfg: DictConfig, ctx: JobContext) -> tuple[int, ...]:
-    from experiments.sweep_plan import sibling_release_steps
-
     own = release_step_of(cfg)
     listed = OmegaConf.select(cfg, "shared_release_steps")
     if listed:  # given explicitly (e.g. the demo, which runs its jobs in one process without Hydra's sweeper)

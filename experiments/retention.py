@@ -63,15 +63,13 @@ def _pearson(a: np.ndarray, b: np.ndarray, min_frames: int) -> tuple[float | Non
     if np.ptp(a) == 0 or np.ptp(b) == 0:
         which = "tracked" if np.ptp(a) == 0 else "simulated"
         return None, f"{which} path is constant on this axis"
-    r = float(stats.pearsonr(a, b).statistic)
-    if not np.isfinite(r):  # pragma: no cover - guarded above, kept so NaN can never leak into a table
-        return None, "correlation undefined"
-    return r, "ok"
+    # Finite: both series are finite (measurable frames only) and neither is constant.
+    return float(stats.pearsonr(a, b).statistic), "ok"
 
 
 def score_retention(tracked_px: np.ndarray, tracked_visible: np.ndarray, simulated_px: np.ndarray,
                     window_masks: Mapping[str, np.ndarray], config: RetentionConfig = RetentionConfig(),
-                    tracked_area_px: np.ndarray | None = None) -> dict:
+                    tracked_area_px: np.ndarray | None = None) -> RetentionScore:
     """Score one clip.
 
     Args:
@@ -83,10 +81,9 @@ def score_retention(tracked_px: np.ndarray, tracked_visible: np.ndarray, simulat
         tracked_area_px: (T,) optional tracked mask area, only summarised.
 
     Returns:
-        The JSON form of a :class:`~experiments.types.RetentionScore` (validated against it):
-        ``windows[name][axis] = {"r", "retained", "frames", "status"}``, per-window and whole-clip
-        ``median_abs_px`` per axis, ``sideways_travel_px`` (tracked and simulated x range),
-        ``frames_measurable`` and the settings used.
+        The clip's :class:`~experiments.types.RetentionScore`: ``windows[name].x``/``.y`` (``r``, ``retained``,
+        ``frames``, ``status``), per-window and whole-clip ``median_abs_px`` per axis, ``sideways_travel_px``
+        (tracked and simulated x range), ``frames_measurable`` and the settings used.
     """
     tracked = np.asarray(tracked_px, dtype=np.float64)
     sim = np.asarray(simulated_px, dtype=np.float64)
@@ -129,26 +126,24 @@ def score_retention(tracked_px: np.ndarray, tracked_visible: np.ndarray, simulat
         "sideways_travel_px": {"tracked": x_range(tracked, measurable), "simulated": x_range(sim, sim_ok)},
         "median_tracked_area_px": (None if area is None or not measurable.any()
                                    else float(np.median(area[measurable]))),
-    }).model_dump(mode="json")
+    })
 
 
-def flat_metrics(score: RetentionScore | Mapping) -> dict[str, float | int | str | bool | None]:
+def flat_metrics(score: RetentionScore) -> dict[str, float | int | str | bool | None]:
     """One flat row (for ``summary.csv`` and the tracker): ``r_airborne_x``, ``status_airborne_x``, ...
     Missing correlations stay ``None`` (an empty cell), never NaN."""
-    if isinstance(score, RetentionScore):
-        score = score.model_dump(mode="json")
     row: dict[str, float | int | str | bool | None] = {
-        "frames_measurable": score["frames_measurable"],
-        "median_abs_px_x": score["median_abs_px"]["x"],
-        "median_abs_px_y": score["median_abs_px"]["y"],
-        "sideways_travel_px": score["sideways_travel_px"]["tracked"],
-        "sideways_travel_sim_px": score["sideways_travel_px"]["simulated"],
+        "frames_measurable": score.frames_measurable,
+        "median_abs_px_x": score.median_abs_px["x"],
+        "median_abs_px_y": score.median_abs_px["y"],
+        "sideways_travel_px": score.sideways_travel_px["tracked"],
+        "sideways_travel_sim_px": score.sideways_travel_px["simulated"],
     }
     for name in WINDOWS:
         for axis in AXES:
-            cell = score["windows"][name][axis]
-            row[f"r_{name}_{axis}"] = cell["r"]
-            row[f"retained_{name}_{axis}"] = cell["retained"]
-            row[f"frames_{name}_{axis}"] = cell["frames"]
-            row[f"status_{name}_{axis}"] = cell["status"]
+            cell = score.windows[name].axis(axis)
+            row[f"r_{name}_{axis}"] = cell.r
+            row[f"retained_{name}_{axis}"] = cell.retained
+            row[f"frames_{name}_{axis}"] = cell.frames
+            row[f"status_{name}_{axis}"] = cell.status
     return row

@@ -20,6 +20,7 @@ from typing import Any
 import hydra
 from omegaconf import DictConfig
 
+from experiments.jobs import JobContext
 from veriphy.hydra_app import configure_threads, exit_on_user_error
 
 
@@ -27,8 +28,6 @@ def job_context(cfg: DictConfig):
     """The :class:`~experiments.jobs.JobContext` of the current Hydra job."""
     from hydra.core.hydra_config import HydraConfig
     from hydra.types import RunMode
-
-    from experiments.jobs import JobContext
 
     hc = HydraConfig.get()
     job_dir = Path(hc.runtime.output_dir)

@@ -14,8 +14,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from control.types import ControlVideo
+from experiments.retention import window_frame_masks
 from experiments.types import VideoSize
+from sim.engine import simulate
 from sim.types import SceneSpec, Trajectory
+from veriphy.errors import UserError
 
 __all__ = ["VideoSize", "SimulatedScene", "fit_spec_to_video", "simulate_scene"]
 
@@ -53,11 +56,6 @@ def simulate_scene(spec: SceneSpec, size: VideoSize, control_renderer, object_na
 
     ``control_renderer(spec, trajectory) -> ControlVideo`` is the configured control (``conf/control/``).
     """
-    from sim.engine import simulate
-    from veriphy.errors import UserError
-
-    from experiments.retention import window_frame_masks
-
     spec = fit_spec_to_video(spec, size)
     traj = simulate(spec)
     if not traj.ok:

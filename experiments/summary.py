@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from experiments import jobstate
+from experiments.ablation import write_table
 from veriphy.errors import UserError
 from veriphy.files import read_json
 from veriphy.hydra_app import exit_on_user_error
@@ -24,8 +25,6 @@ def main(argv: list[str] | None = None) -> int:
     jobs = jobstate.complete_jobs(args.sweep_dir)
     ablation = ["ablation" in read_json(j / jobstate.METRICS) for j in jobs]
     if any(ablation):
-        from experiments.ablation import write_table
-
         print(write_table(args.sweep_dir, jobs))
     if not all(ablation) or not jobs:
         print(jobstate.write_summary(args.sweep_dir, jobs))

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from critic.specialists.tracking import BackgroundTracker, bind_subject
 from critic.types import SubjectSpec, Track
 
 
@@ -41,8 +42,6 @@ class CriticObjectTracker:
 
     def __call__(self, frames: np.ndarray, fps: float, simulated_px: np.ndarray | None = None) -> Track:
         """Args: ``frames`` (T, H, W, 3) uint8; ``fps`` Hz; ``simulated_px`` (T, 2) projected path or None."""
-        from critic.specialists.tracking import BackgroundTracker, bind_subject
-
         frames = np.asarray(frames)
         times = np.arange(len(frames), dtype=np.float64) / float(fps)
         tracker = BackgroundTracker(**self.tracker_kwargs)

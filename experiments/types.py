@@ -2,13 +2,14 @@
 
 * :class:`RetentionConfig` - scoring settings, fixed in a run (``scoring.json``) before any clip is scored.
 * :class:`VideoSize` - the generated video's size; the control video is rendered at exactly this size.
+* :class:`GenerationSettings` - the settings of a release-point job's generator call.
 * :class:`RetentionScore` - one clip's retention (the ``retention`` block of a job's ``metrics.json``).
 * :class:`AblationRow` - one critic-ablation choice (a row of ``ablation.csv``).
 """
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -36,6 +37,30 @@ class VideoSize(_Frozen):
     fps: Annotated[float, Field(gt=0, le=240)]
 
 
+class GenerationSettings(_Frozen):
+    """Keyword arguments of a release-point job's generator call (``generate.pipeline.generate_clip``).
+
+    * ``mode``: how the probe withdraws the control (``skip``: no VACE compute; ``zero_scale``: hints times 0).
+    * ``guidance_scale`` (``guidance_scale_2``: the low-noise expert's, two-expert models only) and
+      ``max_sequence_length`` (prompt tokens): what the model is meant to run with; ``None`` leaves the
+      generator call's default.
+    * ``progress``: show the denoising steps (the only one that does not change the clip)."""
+
+    mode: Literal["skip", "zero_scale"] = "skip"
+    guidance_scale: float | None = None
+    guidance_scale_2: float | None = None
+    max_sequence_length: Annotated[int, Field(gt=0)] | None = None
+    progress: bool = True
+
+    def call_kwargs(self) -> dict[str, str | float | int | bool]:
+        """The keyword arguments given (unset ones left to the generator call's defaults)."""
+        return self.model_dump(exclude_none=True)
+
+    def clip_settings(self) -> dict[str, str | float | int]:
+        """The given settings the clip depends on (:meth:`call_kwargs` without ``progress``)."""
+        return self.model_dump(exclude_none=True, exclude={"progress"})
+
+
 class AxisScore(_Frozen):
     """Pearson r over the frames measurable in both paths (``None`` with a ``status`` saying why: too few
     frames, a constant path); ``retained`` = r >= threshold (``None`` without r)."""
@@ -54,6 +79,10 @@ class WindowScore(_Frozen):
     y: AxisScore
     frames_in_window: int
     median_abs_px: dict[str, float | None]
+
+    def axis(self, name: Literal["x", "y"]) -> AxisScore:
+        """The score of axis ``name``."""
+        return {"x": self.x, "y": self.y}[name]
 
 
 class RetentionScore(_Frozen):

@@ -18,6 +18,11 @@ from hydra.utils import instantiate
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import MissingMandatoryValue
 
+from control.io import load_control
+from generate.io import save_clip
+from generate.pipeline import generate_clip
+from generate.schedulers import resolve_release_step
+from generate.sweep import generate_release_sweep
 from veriphy.errors import UserError
 from veriphy.files import write_json
 from veriphy.hashing import sha256_bytes, sha256_json
@@ -57,11 +62,6 @@ def _instantiate(node: DictConfig, group: str):
 @exit_on_user_error
 def run(cfg: DictConfig) -> Path:
     configure_threads(cfg.get("num_threads"))
-    from control.io import load_control
-    from generate.io import save_clip
-    from generate.pipeline import generate_clip
-    from generate.sweep import generate_release_sweep
-
     if cfg.get("control_dir") in (None, "", "???"):
         raise UserError("no control video: give control=RUN_DIR (a control run directory)", field="control")
     prompt, prompt_source = read_prompt(cfg)
@@ -76,8 +76,7 @@ def run(cfg: DictConfig) -> Path:
     try:
         release_step = probe.resolve(num_steps)
         for s in sweep or []:
-            if not 0 <= s <= num_steps:
-                raise ValueError(f"release step i* must be in 0..{num_steps}, got {s}")
+            resolve_release_step(s, num_steps)
     except ValueError as exc:
         raise UserError(str(exc), field="sweep" if sweep else "probe.release_step") from None
 

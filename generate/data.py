@@ -25,19 +25,27 @@ again with the same config is a no-op. Arrays per shard (N clips, T frames, H x 
 
 from __future__ import annotations
 
+import itertools
 import math
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from tqdm import tqdm
 
+from control.depth import DepthControl
+from control.project import project_trajectory
+from control.render import AnalyticRenderer
+from generate.tiny import split_words, word_tokenizer
+from sim import scenes
+from sim.engine import simulate
+from sim.scenes import framing_camera
+from sim.types import SceneSpec, Trajectory
 from veriphy.files import dumps_json, load_npz, read_json, save_npz, write_json
 from veriphy.hashing import sha256_json
-from sim.types import SceneSpec, Trajectory
 
 # Saturated ball colours (RGB in [0, 1]) and muted surroundings, so a ball always stands out.
 BALL_COLOURS: dict[str, tuple[float, float, float]] = {
@@ -115,8 +123,6 @@ def mirror_x(spec: SceneSpec) -> SceneSpec:
 def frame_camera(spec: SceneSpec, traj: Trajectory, *, width_px: int, height_px: int,
                  margin: float = 1.15) -> SceneSpec:
     """``spec`` with its camera replaced by one that frames the ball's whole path and the floor below it."""
-    from sim.scenes import framing_camera
-
     pos = np.asarray(traj.position_m)[0]
     r = spec.objects[0].bounding_radius_m
     x0, x1 = float(pos[:, 0].min() - r), float(pos[:, 0].max() + r)
@@ -164,8 +170,6 @@ def after_contact_window(windows: dict[str, tuple[int, int]], num_frames: int) -
 
 def render_control(spec: SceneSpec, traj: Trajectory, render) -> np.ndarray:
     """Depth control video (T, H, W) uint8 from the control stage, reusing ``render`` (no second render)."""
-    from control.depth import DepthControl
-
     return np.asarray(DepthControl(progress=False)(spec, traj, render=render).frames)
 
 
@@ -233,10 +237,6 @@ class SceneSampler:
 
     def draw(self, rng: np.random.Generator, seed: int = 0) -> tuple[SceneSpec, Trajectory, dict[str, Any]]:
         """Draw until a scene passes the checks; returns (spec, trajectory, description)."""
-        import sim.scenes as scenes
-        from control.project import project_trajectory
-        from sim.engine import simulate
-
         for _ in range(self.max_tries):
             template, params = self._draw_params(rng)
             direction = 1 if rng.random() < 0.5 else -1
@@ -308,10 +308,6 @@ def prompt_for(desc: dict[str, Any]) -> str:
 def prompt_vocabulary() -> list[str]:
     """Every word and punctuation mark a :func:`prompt_for` prompt can contain (sorted): its templates over
     every colour, floor, background, size, side and contact, split as :func:`generate.tiny.split_words`."""
-    import itertools
-
-    from generate.tiny import split_words
-
     words: set[str] = set()
     for ball, floor, background, radius_px, template, direction, hits_wall, bounces in itertools.product(
             BALL_COLOURS, FLOOR_COLOURS, BACKGROUND_COLOURS, (2.0, 3.0, 5.0), TEMPLATES, (1, -1), (False, True),
@@ -325,20 +321,15 @@ def prompt_vocabulary() -> list[str]:
 def prompt_tokenizer():
     """The word-level tokenizer over :func:`prompt_vocabulary` (``generate.tiny.word_tokenizer``): the trained
     tiny model's tokenizer (``conf/train/transformer/tiny64.yaml``)."""
-    from generate.tiny import word_tokenizer
-
     return word_tokenizer(prompt_vocabulary())
 
 
 def make_clip(sampler: SceneSampler, seed: int, index: int) -> ClipSample:
     """Clip ``index`` of the data set with ``seed`` (independent of every other clip)."""
-    from control.render import AnalyticRenderer
-
     rng = np.random.default_rng([seed, index])
     spec, traj, desc = sampler.draw(rng, seed=seed * 1_000_003 + index)
     render = AnalyticRenderer(background_rgb=BACKGROUND_COLOURS[desc["background"]], progress=False).render(spec, traj)
     control = render_control(spec, traj, render)
-    from control.project import project_trajectory
 
     centers = project_trajectory(spec, traj)[:, 0]
     return ClipSample(spec=spec, prompt=prompt_for(desc), direction=int(desc["direction"]),
@@ -367,8 +358,6 @@ class ClipDataset:
 
     @property
     def config(self) -> dict[str, Any]:
-        from dataclasses import asdict
-
         return dict(num_clips=self.num_clips, seed=self.seed, shard_size=self.shard_size,
                     sampler=asdict(self.sampler))
 

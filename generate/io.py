@@ -21,6 +21,7 @@ from generate.types import Clip
 from veriphy.errors import UserError
 from veriphy.files import load_npz, read_json, save_npz, write_json
 from veriphy.hashing import sha256_file
+from veriphy.video import write_video
 
 CLIP_JSON = "clip.json"
 CLIP_NPZ = "clip.npz"
@@ -59,8 +60,6 @@ def save_clip(clip: Clip, run_dir: str | os.PathLike, *, mp4: bool = True, crf: 
     record = clip_record(clip)
     record["npz_sha256"] = sha256_file(npz)
     if mp4:
-        from veriphy.video import write_video
-
         t, h, w = clip.frames.shape[:3]
         # yuv420p needs even sizes; odd-sized clips are stored losslessly as RGB instead.
         lossless = bool(h % 2 or w % 2)

@@ -124,6 +124,9 @@ def load_wan_vace_dir(path: str | Path, *, transformer_dtype: str = "bfloat16", 
                       vae_tiling: bool = False, boundary_ratio: float | None = None,
                       require: tuple[str, ...] = ()):
     """Load a local WanVACE directory offline (``local_files_only=True``), transformers made probeable."""
+    # torch and diffusers are imported when weights are loaded, not with this module: a builder is instantiated
+    # from config wherever a generator is configured (config checks, jobs served from cache or by the
+    # control_as_clip executor), and those never load one.
     from diffusers import AutoencoderKLWan, WanVACEPipeline
     from transformers import UMT5EncoderModel
 
@@ -225,6 +228,7 @@ class TinyGenerator(GeneratorBuilder):
         return p if p.is_absolute() else PACKAGE_DIR / p
 
     def load(self):
+        # Here, not at the top: these import torch and diffusers (see load_wan_vace_dir).
         from generate.probe import make_probeable
         from generate.tiny import build_tiny_pipeline
 

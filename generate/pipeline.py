@@ -23,7 +23,7 @@ from tqdm.auto import tqdm
 
 from control.types import ControlVideo
 from generate.probe import WithdrawMode, experts, set_control
-from generate.schedulers import SigmaSchedule, check_release_step, schedule_of
+from generate.schedulers import SigmaSchedule, resolve_release_step, schedule_of
 from generate.types import Clip
 from veriphy.errors import UserError
 from veriphy.hashing import sha256_bytes
@@ -165,8 +165,6 @@ def prepare(pipe, control: ControlVideo, prompt: str, *, negative_prompt: str = 
     latents = pipe.prepare_latents(
         1, models[0].config.in_channels, height, width,
         num_frames + num_reference_images * pipe.vae_scale_factor_temporal, torch.float32, device, generator, None)
-    if conditioning_latents.shape[2] != latents.shape[2]:  # pragma: no cover - guarded by check_control
-        raise ValueError(f"control latents have {conditioning_latents.shape[2]} frames, noise {latents.shape[2]}")
 
     return Prepared(prompt_embeds=prompt_embeds, negative_prompt_embeds=negative_prompt_embeds,
                     conditioning_latents=conditioning_latents, conditioning_scale=scale, initial_latents=latents,
@@ -333,8 +331,7 @@ def generate_clip(pipe, control: ControlVideo, prompt: str, *, seed: int, num_st
     ``pipe``: a ``WanVACEPipeline`` (its transformers are made probeable in place). ``scheduler`` replaces
     ``pipe.scheduler`` for this call (a copy is stepped; the pipeline's is untouched). Deterministic for a seed.
     """
-    release_step = num_steps if release_step is None else int(release_step)
-    check_release_step(release_step, num_steps)
+    release_step = resolve_release_step(release_step, num_steps)
     prep = prepare(pipe, control, prompt, negative_prompt=negative_prompt, seed=seed, num_steps=num_steps,
                    guidance_scale=guidance_scale, guidance_scale_2=guidance_scale_2, height=height, width=width,
                    num_frames=num_frames, max_sequence_length=max_sequence_length, scheduler=scheduler,

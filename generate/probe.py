@@ -21,14 +21,14 @@ skip path is checked against (and what a user would get from ``conditioning_scal
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import torch
 from diffusers import WanVACETransformer3DModel
 from diffusers.models.modeling_outputs import Transformer2DModelOutput
+
+from generate.schedulers import resolve_release_step
 
 WithdrawMode = Literal["skip", "zero_scale"]
 
@@ -164,19 +164,6 @@ def set_control(pipe, enabled: bool, mode: WithdrawMode | None = None) -> None:
             model.withdraw_mode = mode
 
 
-@contextmanager
-def control_state(pipe, enabled: bool, mode: WithdrawMode = "skip") -> Iterator[None]:
-    """Set the control flag (and mode) on every expert, restoring the previous state on exit."""
-    models = experts(pipe)
-    saved = [(m.control_enabled, m.withdraw_mode) for m in models]
-    try:
-        set_control(pipe, enabled, mode)
-        yield
-    finally:
-        for m, (en, md) in zip(models, saved):
-            m.control_enabled, m.withdraw_mode = en, md
-
-
 @dataclass(frozen=True)
 class WithdrawalProbe:
     """Config object of the ``probe/`` group.
@@ -191,14 +178,10 @@ class WithdrawalProbe:
     def __post_init__(self) -> None:
         if self.mode not in ("skip", "zero_scale"):
             raise ValueError(f"probe.mode must be 'skip' or 'zero_scale', got {self.mode!r}")
-        if self.release_step is not None and int(self.release_step) < 0:
-            raise ValueError(f"probe.release_step must be >= 0, got {self.release_step}")
 
     def resolve(self, num_steps: int) -> int:
-        i_star = num_steps if self.release_step is None else int(self.release_step)
-        if not 0 <= i_star <= num_steps:
-            raise ValueError(f"release step i* must be in 0..{num_steps}, got {i_star}")
-        return i_star
+        """i* for an N-step run (:func:`generate.schedulers.resolve_release_step`)."""
+        return resolve_release_step(self.release_step, num_steps)
 
 
 class ReleaseCallback:

@@ -55,8 +55,7 @@ class SigmaSchedule:
     def sigma_rel(self, release_step: int) -> float:
         """Noise level at which control is withdrawn: ``sigmas[i*]`` (1 -> withdrawn before any step,
         0 -> never withdrawn)."""
-        check_release_step(release_step, self.num_steps)
-        return float(self.sigmas[release_step])
+        return float(self.sigmas[resolve_release_step(release_step, self.num_steps)])
 
     def expert_of_step(self, i: int) -> int:
         """1 for the (high-noise) ``transformer``, 2 for ``transformer_2``."""
@@ -65,9 +64,13 @@ class SigmaSchedule:
         return 1 if self.timesteps[i] >= self.boundary_ratio * self.num_train_timesteps else 2
 
 
-def check_release_step(release_step: int, num_steps: int) -> None:
-    if not 0 <= int(release_step) <= num_steps:
+def resolve_release_step(release_step: int | None, num_steps: int) -> int:
+    """The release step i* of an N-step run: control on steps 0..i*-1. ``None`` means N (control throughout);
+    anything outside 0..N is a ``ValueError`` (commands report it as the user's error in their own field)."""
+    i_star = num_steps if release_step is None else int(release_step)
+    if not 0 <= i_star <= num_steps:
         raise ValueError(f"release step i* must be in 0..{num_steps} (N = {num_steps} steps), got {release_step}")
+    return i_star
 
 
 def expert_switch_step(timesteps, boundary_ratio: float | None, num_train_timesteps: int = 1000) -> int | None:

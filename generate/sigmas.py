@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-from generate.schedulers import SigmaSchedule, schedule_of, unipc_flow_scheduler
+from generate.schedulers import SigmaSchedule, resolve_release_step, schedule_of, unipc_flow_scheduler
 
 
 def format_table(schedule: SigmaSchedule, *, release_step: int | None = None) -> str:
@@ -59,9 +59,10 @@ def main(argv: list[str] | None = None) -> int:
     if steps < 1:
         print(f"error: steps: must be >= 1, got {steps}", file=sys.stderr)
         return 2
-    release = None if cfg.release is None else int(cfg.release)
-    if release is not None and not 0 <= release <= steps:
-        print(f"error: release: must be in 0..{steps}, got {release}", file=sys.stderr)
+    try:
+        release = None if cfg.release is None else resolve_release_step(cfg.release, steps)
+    except ValueError as exc:
+        print(f"error: release: {exc}", file=sys.stderr)
         return 2
     sched = unipc_flow_scheduler(flow_shift=float(cfg.shift), num_train_timesteps=int(cfg.num_train_timesteps))
     boundary = None if cfg.boundary is None else float(cfg.boundary)

@@ -19,7 +19,7 @@ import time
 from control.types import ControlVideo
 from generate.pipeline import (DEFAULT_NEGATIVE_PROMPT, DenoiseStats, decode, denoise, make_clip, prepare)
 from generate.probe import WithdrawMode
-from generate.schedulers import check_release_step
+from generate.schedulers import resolve_release_step
 from generate.types import Clip
 
 
@@ -42,11 +42,9 @@ def generate_release_sweep(pipe, control: ControlVideo, prompt: str, *, seed: in
                            progress: bool = True, source: str | None = None) -> dict[int, Clip]:
     """One clip per release step (keys: the distinct i*, ascending), equal bit for bit to ``generate_clip`` with
     the same arguments. Each clip's ``extra`` holds its own trace and the sweep's totals (``sweep`` key)."""
-    steps = sorted({int(s) for s in release_steps})
+    steps = sorted({resolve_release_step(s, num_steps) for s in release_steps})
     if not steps:
         raise ValueError("release_steps is empty")
-    for s in steps:
-        check_release_step(s, num_steps)
 
     prep = prepare(pipe, control, prompt, negative_prompt=negative_prompt, seed=seed, num_steps=num_steps,
                    guidance_scale=guidance_scale, guidance_scale_2=guidance_scale_2, height=height, width=width,

@@ -16,6 +16,8 @@ from typing import Any
 
 import torch
 
+from generate.schedulers import unipc_flow_scheduler
+
 # ByT5 has 256 byte ids + 3 special tokens + 125 extra ids = 384 ids.
 BYT5_VOCAB_SIZE = 384
 
@@ -156,8 +158,6 @@ def tiny_transformer_config(*, num_layers: int = 2, num_vace_layers: int = 1, nu
 
 def tiny_scheduler(*, flow_shift: float = 3.0):
     """Wan's sampler: UniPC on flow sigmas (see :mod:`generate.schedulers`)."""
-    from generate.schedulers import unipc_flow_scheduler
-
     return unipc_flow_scheduler(flow_shift=flow_shift)
 
 

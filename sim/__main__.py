@@ -12,7 +12,13 @@ import hydra
 from omegaconf import DictConfig, OmegaConf
 from pydantic import TypeAdapter, ValidationError
 
-from veriphy.errors import user_error_from_validation, UserError
+from sim.engine import simulate, spec_sha256
+from sim.io import load_request, load_spec, save_spec, save_trajectory
+from sim.predicates import Predicate, check_names, evaluate
+from sim.request import PhysicsRequest, SceneTemplate
+from sim.revise import run_revision_loop
+from sim.summarize import summarize
+from veriphy.errors import UserError, user_error_from_validation
 from veriphy.files import write_json
 from veriphy.hashing import sha256_file
 from veriphy.hydra_app import configure_threads, exit_on_user_error, hydra_run_dir
@@ -46,8 +52,6 @@ def _instantiate(node: Any, group: str):
 
 
 def _predicates(cfg: DictConfig, file: str):
-    from sim.predicates import Predicate
-
     try:
         return TypeAdapter(tuple[Predicate, ...]).validate_python(OmegaConf.to_container(cfg.predicates, resolve=True))
     except ValidationError as exc:
@@ -55,10 +59,6 @@ def _predicates(cfg: DictConfig, file: str):
 
 
 def _write_outputs(run_dir: Path, spec, traj, report, extra: dict[str, Any]) -> None:
-    from sim.engine import spec_sha256
-    from sim.io import save_spec, save_trajectory
-    from sim.summarize import summarize
-
     save_spec(spec, run_dir / "scene.json")
     save_trajectory(traj, run_dir / "trajectory.npz")
     write_json(run_dir / "predicates.json", {
@@ -73,13 +73,6 @@ def _write_outputs(run_dir: Path, spec, traj, report, extra: dict[str, Any]) -> 
 
 def run(cfg: DictConfig) -> int:
     """The task body; returns the process exit code (0 when every predicate holds, 1 otherwise)."""
-    from sim.engine import simulate
-    from sim.io import load_request, load_spec
-    from sim.predicates import check_names, evaluate
-    from sim.request import PhysicsRequest, SceneTemplate
-    from sim.revise import run_revision_loop
-    from sim.summarize import summarize
-
     configure_threads(cfg.get("num_threads"), only_if_imported=True)  # sim itself never uses torch
     run_dir = hydra_run_dir()
     settings = _instantiate(cfg.sim, "sim")

@@ -315,11 +315,10 @@ def _simulate(client: BulletClient, spec: SceneSpec, *, progress: bool, settings
     touching = [[frozenset(b if a == name else a for a, b in touching_pairs[step] if name in (a, b))
                  for step in range(P)] for name in objects]
     if last_valid < P - 1:
-        # Hold the last valid state so arrays stay finite; ``status`` tells consumers not to trust them.
+        # Recording stopped at an invalid state (``status`` says which). Hold the last valid state so arrays
+        # stay finite; ``status`` tells consumers not to trust them.
         for arr in (pos, orn, lin, ang):
             arr[:, last_valid + 1:] = arr[:, last_valid:last_valid + 1]
-        if status == "ok":  # pragma: no cover - only when recording failed without a reason
-            status = "simulation stopped early"
     physics_t = np.arange(P) * dt
     windows = _derive_windows(spec, objects, physics_t, pos, orn, lin, ang, touching, last_valid, settings)
     return Trajectory(

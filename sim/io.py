@@ -15,9 +15,10 @@ import numpy as np
 import yaml
 from pydantic import ValidationError
 
-from veriphy.errors import user_error_from_validation, UserError
-from veriphy.files import atomic_write_bytes, dumps_json, load_npz, save_npz
+from sim.request import PhysicsRequest, SceneTemplate
 from sim.types import ContactEvent, SceneSpec, Trajectory, Window
+from veriphy.errors import UserError, user_error_from_validation
+from veriphy.files import atomic_write_bytes, dumps_json, load_npz, save_npz
 
 TRAJECTORY_ARRAYS = ("t_s", "position_m", "orientation_xyzw", "linear_velocity_mps", "angular_velocity_radps",
                      "physics_t_s", "physics_position_m")
@@ -42,8 +43,6 @@ def read_mapping(path: str | os.PathLike) -> dict[str, Any]:
 def spec_from_mapping(data: dict[str, Any], *, file: str | os.PathLike | None = None) -> SceneSpec:
     """Validate a SceneSpec mapping, or build one from a template node ``{_target_: sim.scenes.X, ...}``."""
     if "_target_" in data:
-        from sim.request import SceneTemplate  # local: request imports io
-
         return SceneTemplate.model_validate(data).build({}, file=file)
     try:
         return SceneSpec.model_validate(data)
@@ -104,6 +103,4 @@ def load_trajectory(path: str | os.PathLike) -> Trajectory:
 
 def load_request(path: str | os.PathLike):
     """Load a physics request (YAML) as a validated :class:`~sim.request.PhysicsRequest`."""
-    from sim.request import PhysicsRequest
-
     return PhysicsRequest.from_mapping(read_mapping(path), file=path)

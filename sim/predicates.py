@@ -21,6 +21,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from sim.camera import out_of_frame_px, project, projected_radius_px
+from sim.engine import tilt_deg
 from sim.types import ContactEvent, PredicateReport, PredicateResult, SceneSpec, Trajectory, Window
 
 Range = tuple[float, float]
@@ -342,8 +343,6 @@ def _eval_fall(p: FallInOrder, spec: SceneSpec, traj: Trajectory) -> PredicateRe
     # towards falling (its largest tilt as a fraction of 45 deg, below 1).
     objective = float(bad)
     if standing:
-        from sim.engine import tilt_deg  # local: the engine pulls in PyBullet
-
         tilt = float(np.max(tilt_deg(traj.orientation_xyzw[traj.index(standing[0])])))
         objective -= min(tilt / 45.0, 0.99)
     return _result(p, bad == 0, float(bad), "objects", msg, objective=objective, scale=0.5, window=window,

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from critic.plan import check_plan
-from critic.types import (AnyOp, Claim, Cost, Expect, GroundOp, JudgeOp, MeasureOp, Obligation, Plan, SubjectSpec)
+from critic.types import (IMPLICIT_QUANTITIES, QUANTITY_SPECS, AnyOp, Claim, Cost, GroundOp, JudgeOp, MeasureOp,
+                          Obligation, Plan, SubjectSpec, op_subjects)
 
 
 @dataclass(frozen=True)
@@ -28,14 +29,12 @@ class Planner(Protocol):
     def plan(self, prompt: str, lessons: list[Any] | None = None) -> PlanResult: ...
 
 
-#: The implicit obligations of every rigid grounded subject (DESIGN §5): quantity, expectation, wording.
-IMPLICIT_OBLIGATIONS: dict[str, tuple[str, Expect, str]] = {
-    "continuity": ("continuity", Expect(), "moves continuously (no teleport)"),
-    "permanence": ("permanence", Expect(), "persists (no vanishing without an occluder or leaving the frame)"),
-    "size_constancy": ("size_constancy", Expect(), "keeps its size and shape"),
-    "support": ("support", Expect(), "falls when unsupported and rests only when supported"),
-    "penetration": ("penetration", Expect(holds=False), "does not pass into the floor or walls"),
-}
+def check_implicit(implicit: list[str] | tuple[str, ...]) -> tuple[str, ...]:
+    """A planner's ``implicit`` option: quantities presumed for every rigid subject (``QuantitySpec.implicit``)."""
+    unknown = set(implicit) - set(IMPLICIT_QUANTITIES)
+    if unknown:
+        raise ValueError(f"unknown implicit obligation(s) {sorted(unknown)}; known: {list(IMPLICIT_QUANTITIES)}")
+    return tuple(implicit)
 
 
 class PlanBuilder:
@@ -82,8 +81,6 @@ class PlanBuilder:
         if key in self._op_keys:
             return self._op_keys[key]
         if not isinstance(probe, GroundOp):
-            from critic.types import op_subjects
-
             for s in op_subjects(probe):
                 self.ground(s)
         taken = {o.id for o in self.ops}
@@ -118,23 +115,24 @@ class PlanBuilder:
         self.obligations.append(Obligation(id=oid, claim=claim, text=text, check=check, kind=kind))
         return oid
 
-    def add_implicit(self, subject: str, which: list[str] | tuple[str, ...] = tuple(IMPLICIT_OBLIGATIONS)) -> None:
-        """The obligations a physicist presumes for a rigid subject, tied to the span that introduced it."""
+    def add_implicit(self, subject: str, which: list[str] | tuple[str, ...] = IMPLICIT_QUANTITIES) -> None:
+        """The obligations a physicist presumes for a rigid subject (``QuantitySpec.implicit`` of each quantity in
+        ``which``), tied to the span that introduced it."""
         spec = self.subjects[subject]
         span = spec.span or next((c.span for c in self.claims if subject in c.subjects), None) \
             or self._find_phrase(spec)
         if not spec.rigid or span is None:
             return
         phrase = self.prompt[span[0]:span[1]]
-        for key in which:
-            quantity, expect, wording = IMPLICIT_OBLIGATIONS[key]
-            if quantity == "penetration" and any(getattr(o, "subject", None) == subject and
-                                                 getattr(o, "quantity", None) == "penetration" for o in self.ops):
-                continue  # the prompt itself says something about passing through (a ghost ball)
-            check = self.op(MeasureOp, subject=subject, quantity=quantity, expect=expect)
+        for quantity in which:
+            implicit = QUANTITY_SPECS[quantity].implicit
+            if implicit.unless_stated and any(isinstance(o, MeasureOp) and o.subject == subject
+                                              and o.quantity == quantity for o in self.ops):
+                continue  # the prompt itself says something about it (a ghost ball passes through the wall)
+            check = self.op(MeasureOp, subject=subject, quantity=quantity, expect=implicit.expect)
             if any(ob.check == check for ob in self.obligations):
                 continue
-            cid = self.claim(span, kind="implicit", subjects=[subject], text=f"{phrase} {wording}")
+            cid = self.claim(span, kind="implicit", subjects=[subject], text=f"{phrase} {implicit.wording}")
             self.oblige(cid, check, f"{quantity} (implicit)")
 
     def _find_phrase(self, spec: SubjectSpec) -> tuple[int, int] | None:
@@ -152,10 +150,7 @@ class PlanBuilder:
                 self.oblige(c.id, check, "dense first pass", kind="dense")
 
     def build(self, planner: str) -> Plan:
-        used = {s for op in self.ops for s in (getattr(op, "subject", None), getattr(op, "other", None),
-                                                getattr(op, "a", None), getattr(op, "b", None),
-                                                getattr(op, "where", None)) if isinstance(s, str)}
-        used |= {s for c in self.claims for s in c.subjects}
+        used = {s for op in self.ops for s in op_subjects(op)} | {s for c in self.claims for s in c.subjects}
         subjects = [s for n, s in self.subjects.items() if n in used]
         plan = Plan(prompt=self.prompt, subjects=subjects, claims=self.claims, obligations=self.obligations,
                     operations=self.ops, planner=planner, notes=self.notes)

@@ -14,8 +14,10 @@ import re
 from typing import Any
 
 from critic.plan import PlanError, check_plan, parse_plan
-from critic.planners.base import IMPLICIT_OBLIGATIONS, PlanBuilder, PlanResult
-from critic.types import OP_EVENTS, OP_NAMES, QUANTITIES, QUANTITY_EVENTS, Cost, Plan
+from critic.planners.base import PlanBuilder, PlanResult, check_implicit
+from critic.planners.rules import RulesPlanner
+from critic.types import (IMPLICIT_QUANTITIES, OP_EVENTS, OP_NAMES, QUANTITIES, QUANTITY_SPECS, Cost, GroundOp,
+                          Plan)
 
 SYSTEM = """You turn a video-generation prompt into a verification plan (JSON, the given schema).
 Claims: each physical statement of the prompt, with "span" = [start, end) character offsets into the prompt
@@ -28,7 +30,7 @@ Every claim needs an obligation; every operation must serve a claim. Answer with
 
 
 def _events_doc() -> str:
-    parts = [f"measure {q}: {', '.join(e)}" for q, e in QUANTITY_EVENTS.items()]
+    parts = [f"measure {q}: {', '.join(spec.events)}" for q, spec in QUANTITY_SPECS.items() if spec.events]
     parts += [f"{op}: {', '.join(e)}" for op, e in OP_EVENTS.items()]
     return "; ".join(parts)
 
@@ -36,8 +38,6 @@ def _events_doc() -> str:
 def example_plan() -> str:
     """A worked example for the model: the rules planner's plan of a short prompt (implicit claims left out,
     they are added after validation)."""
-    from critic.planners.rules import RulesPlanner
-
     plan = RulesPlanner(implicit=()).plan("A red ball falls, then bounces twice on the floor.").plan
     def compact(x):
         if isinstance(x, dict):
@@ -72,17 +72,17 @@ class LLMPlanner:
 
     def __init__(self, base_url: str = "http://127.0.0.1:8000/v1", model: str = "default", api_key: str = "none",
                  max_repairs: int = 2, temperature: float = 0.0, timeout_s: float = 120.0, max_tokens: int = 4096,
-                 implicit: list[str] | tuple[str, ...] = tuple(IMPLICIT_OBLIGATIONS),
+                 implicit: list[str] | tuple[str, ...] = IMPLICIT_QUANTITIES,
                  response_format: str = "json_schema", max_retries: int = 1):
         self.base_url, self.model, self.api_key = base_url, model, api_key
         self.max_repairs, self.temperature, self.timeout_s = max_repairs, temperature, timeout_s
-        self.max_tokens, self.implicit, self.response_format = max_tokens, tuple(implicit), response_format
+        self.max_tokens, self.implicit, self.response_format = max_tokens, check_implicit(implicit), response_format
         self.max_retries = max_retries
         self._client = None
 
     def _chat(self, messages: list[dict[str, str]]) -> str:
         if self._client is None:
-            from openai import OpenAI
+            from openai import OpenAI  # here, not at the top: its import takes ~0.6 s and only an endpoint needs it
 
             self._client = OpenAI(base_url=self.base_url, api_key=self.api_key, timeout=self.timeout_s,
                                   max_retries=self.max_retries)
@@ -136,7 +136,7 @@ class LLMPlanner:
     def _with_implicit(self, plan: Plan) -> Plan:
         b = PlanBuilder.from_plan(plan)
         for s in plan.subjects:
-            if any(getattr(op, "subject", None) == s.name and op.op == "ground" for op in plan.operations):
+            if any(isinstance(op, GroundOp) and op.subject == s.name for op in plan.operations):
                 b.add_implicit(s.name, self.implicit)
         return b.build(plan.planner or self.name)
 

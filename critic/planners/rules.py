@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from critic.plan import PlanError
-from critic.planners.base import IMPLICIT_OBLIGATIONS, PlanBuilder, PlanResult
-from critic.types import (BeforeOp, CountOp, DepthOp, DuringOp, EventRef, Expect, HearOp, JudgeOp, MeasureOp, ReadOp,
-                          SubjectSpec)
+from critic.planners.base import PlanBuilder, PlanResult, check_implicit
+from critic.types import (IMPLICIT_QUANTITIES, QUANTITY_SPECS, BeforeOp, CountOp, DepthOp, DuringOp, EventRef, Expect,
+                          GroundOp, HearOp, JudgeOp, MeasureOp, ReadOp, SubjectSpec)
 
 NUMBERS = {"one": 1, "single": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
            "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a pair of": 2, "a couple of": 2}
@@ -97,6 +97,9 @@ class EventPattern:
 
 
 def _p(name, pattern, quantity, event, **kw) -> EventPattern:
+    if quantity is not None and event not in QUANTITY_SPECS[quantity].events:
+        # temporal relations refer to this event window: the quantity must produce it
+        raise ValueError(f"event pattern {name!r}: {quantity} produces no {event!r} window")
     return EventPattern(name, re.compile(pattern), quantity, event, **kw)
 
 
@@ -186,42 +189,70 @@ class Clause:
     events: list[Event] = field(default_factory=list)
 
 
+@dataclass
+class ParseState:
+    """What one call of :meth:`RulesPlanner.plan` learns about its prompt. It lives for that call only: the
+    planner keeps nothing between prompts, so each prompt of a batch is planned as a fresh planner would."""
+
+    low: str  # the prompt lower-cased, cut to ``max_prompt_chars``
+    builder: PlanBuilder
+    #: (start, end) of each sound phrase ("with a thud"): the span of an event before it stops there
+    sound_spans: list[tuple[int, int]]
+    #: every reference to a declared subject (noun phrases and pronouns), in prompt order once all are found
+    mentions: list[Mention] = field(default_factory=list)
+    #: the first subject of the latest event ("X collides with Y and comes to rest": X comes to rest)
+    last_actor: str | None = None
+
+    def subjects_in(self, start: int, end: int) -> list[str]:
+        return list(dict.fromkeys(x.subject for x in self.mentions if start <= x.span[0] < end))
+
+    def subject_before(self, start: int, pos: int) -> list[str]:
+        """The subject(s) acting at ``pos``: mentions in the clause before it, else the latest before it."""
+        inside = [x for x in self.mentions if start <= x.span[0] < pos]
+        if inside:
+            # "the red ball and the blue ball collide": every mention in the clause before the verb
+            return list(dict.fromkeys(x.subject for x in inside))
+        if self.last_actor:
+            return [self.last_actor]  # "X collides with Y and comes to rest": X comes to rest
+        before = [x for x in self.mentions if x.span[1] <= pos]
+        return [before[-1].subject] if before else []
+
+
 class RulesPlanner:
     """Deterministic prompt -> plan rules. Options: ``implicit`` (which implicit obligations to add),
-    ``dense`` (one judge sub-check per explicit claim for a dense first pass), ``max_prompt_chars``."""
+    ``dense`` (one judge sub-check per explicit claim for a dense first pass), ``max_prompt_chars``.
+
+    The planner holds its options only: :meth:`plan` is a pure function of the prompt and the lessons, its
+    per-prompt state lives in a :class:`ParseState`."""
 
     name = "rules"
 
-    def __init__(self, implicit: list[str] | tuple[str, ...] = tuple(IMPLICIT_OBLIGATIONS), dense: bool = False,
+    def __init__(self, implicit: list[str] | tuple[str, ...] = IMPLICIT_QUANTITIES, dense: bool = False,
                  max_prompt_chars: int = 2000):
-        unknown = set(implicit) - set(IMPLICIT_OBLIGATIONS)
-        if unknown:
-            raise ValueError(f"unknown implicit obligation(s) {sorted(unknown)}; known: {list(IMPLICIT_OBLIGATIONS)}")
-        self.implicit = tuple(implicit)
+        self.implicit = check_implicit(implicit)
         self.dense = dense
         self.max_prompt_chars = max_prompt_chars
 
     # ------------------------------------------------------------------------------------------------
     def plan(self, prompt: str, lessons: list[Any] | None = None) -> PlanResult:
-        b = PlanBuilder(prompt)
         low = prompt.lower()[: self.max_prompt_chars]
-        self._mentions: list[Mention] = []
-        self._last_actor: str | None = None
-        self._sound_spans = [(m.start(), m.end()) for m in SOUND_RE.finditer(low)
-                             if not re.match(r"\s+(?:into|over)\b", low[m.end():])]
+        st = ParseState(low=low, builder=PlanBuilder(prompt),
+                        sound_spans=[(m.start(), m.end()) for m in SOUND_RE.finditer(low)
+                                     if not re.match(r"\s+(?:into|over)\b", low[m.end():])])
+        b = st.builder
         clauses = self._clauses(low)
-        self._find_subjects(low, b)
-        masked = self._events(low, clauses, b)
-        self._texts(low, clauses, b)
-        self._sounds(low, masked, clauses, b)
-        self._depths(low, clauses, b)
+        self._find_subjects(st)
+        masked = self._events(st, clauses)
+        self._texts(st)
+        self._sounds(st, masked, clauses)
+        self._depths(st, clauses)
         self._counts(b)
-        self._temporal(low, clauses, b)
+        self._temporal(clauses, b)
         if lessons:
             for lesson in lessons:
-                lesson.apply(b, low, self._subjects_in)
+                lesson.apply(b, low, st.subjects_in)
         for name in list(b.subjects):
-            if any(getattr(op, "subject", None) == name for op in b.ops):
+            if any(isinstance(op, GroundOp) and op.subject == name for op in b.ops):
                 b.add_implicit(name, self.implicit)
         if self.dense:
             b.add_dense()
@@ -233,7 +264,8 @@ class RulesPlanner:
             return PlanResult(plan=None, rejected=tuple(exc.reasons))
 
     # ---- clauses -----------------------------------------------------------------------------------
-    def _clauses(self, low: str) -> list[Clause]:
+    @staticmethod
+    def _clauses(low: str) -> list[Clause]:
         clauses: list[Clause] = []
         start, conn, sentence = 0, None, 0
         skip = [(m.start(), m.end()) for m in NOT_CONNECTIVE_RE.finditer(low)]
@@ -259,7 +291,8 @@ class RulesPlanner:
         return [c for c in clauses if low[c.start:c.end].strip()]
 
     # ---- subjects ----------------------------------------------------------------------------------
-    def _find_subjects(self, low: str, b: PlanBuilder) -> None:
+    def _find_subjects(self, st: ParseState) -> None:
+        low = st.low
         verbs = [p.regex for p in EVENTS]
         found: list[tuple[int, int, re.Match]] = []
         for m in MENTION_RE.finditer(low):
@@ -275,26 +308,29 @@ class RulesPlanner:
             if any(v.match(rest.lstrip()) for v in verbs) and not self._after_preposition(low, m.start()):
                 found.append((m.start(), m.end(), m))
         for s, e, m in sorted(found, key=lambda t: t[0]):
-            self._bind(low, m, b)
+            self._bind(st, m)
         for m in PRONOUN_RE.finditer(low):
-            prev = [x for x in self._mentions if x.span[1] <= m.start()]
+            prev = [x for x in st.mentions if x.span[1] <= m.start()]
             if prev:
                 word = m.group(0)
                 last = prev[-1].subject
                 subjects = [last]
-                if word in ("they", "them", "themselves", "both", "each") and b.subjects[last].count in (None, 1):
+                if word in ("they", "them", "themselves", "both", "each") and \
+                        st.builder.subjects[last].count in (None, 1):
                     # "a red ball and a blue ball ... they" -> both
                     subjects = list(dict.fromkeys(x.subject for x in prev[-2:]))
                 for s in subjects:
-                    self._mentions.append(Mention(s, (m.start(), m.end())))
-        self._mentions.sort(key=lambda x: x.span)
+                    st.mentions.append(Mention(s, (m.start(), m.end())))
+        st.mentions.sort(key=lambda x: x.span)
 
     @staticmethod
     def _after_preposition(low: str, pos: int) -> bool:
         return bool(re.search(r"\b(?:on|onto|off|into|in|from|through|over|under|against|with|at|near|beside|down|"
                               r"across|along|toward|towards|past|behind|by)\s+$", low[max(0, pos - 12):pos]))
 
-    def _bind(self, low: str, m: re.Match, b: PlanBuilder) -> None:
+    @staticmethod
+    def _bind(st: ParseState, m: re.Match) -> None:
+        b = st.builder
         det = (m.group("det") or "").strip()
         adjs = (m.group("adj") or "").replace("-", " ").split()
         word = m.group("noun")
@@ -303,10 +339,9 @@ class RulesPlanner:
         size = next((SIZES[a] for a in adjs if a in SIZES), None)
         plural = word != noun or word.endswith("s") and word not in NOUNS.values()
         count = NUMBERS.get(det) or (int(det) if det.isdigit() else None)
-        definite = det in ("the", "") or det is None
         existing = None
-        if definite or det in ("both",):
-            for mention in reversed(self._mentions):
+        if det in ("the", ""):  # "the ball" (or a bare "ball") refers back to a subject already declared
+            for mention in reversed(st.mentions):
                 spec = b.subjects[mention.subject]
                 if spec.noun == noun and (colour is None or spec.color == colour) and (size is None or spec.size == size):
                     existing = mention.subject
@@ -318,26 +353,11 @@ class RulesPlanner:
                                count=count if count and count > 1 else (None if not plural else count),
                                rigid=noun not in NON_RIGID, span=span)
             existing = b.add_subject(spec)
-        self._mentions.append(Mention(existing, span))
-
-    def _subjects_in(self, start: int, end: int) -> list[str]:
-        return list(dict.fromkeys(x.subject for x in self._mentions if start <= x.span[0] < end))
-
-    def _subject_before(self, start: int, pos: int) -> list[str]:
-        """The subject(s) acting at ``pos``: mentions in the clause before it, else the latest before it."""
-        inside = [x for x in self._mentions if start <= x.span[0] < pos]
-        if inside:
-            # "the red ball and the blue ball collide": every mention in the clause before the verb
-            first = inside[0].span[0]
-            between = [x for x in inside if x.span[0] >= first]
-            return list(dict.fromkeys(x.subject for x in between))
-        if self._last_actor:
-            return [self._last_actor]  # "X collides with Y and comes to rest": X comes to rest
-        before = [x for x in self._mentions if x.span[1] <= pos]
-        return [before[-1].subject] if before else []
+        st.mentions.append(Mention(existing, span))
 
     # ---- events ------------------------------------------------------------------------------------
-    def _events(self, low: str, clauses: list[Clause], b: PlanBuilder) -> str:
+    def _events(self, st: ParseState, clauses: list[Clause]) -> str:
+        low, b = st.low, st.builder
         masked = low
         for clause in clauses:
             text = masked[clause.start:clause.end]
@@ -347,36 +367,35 @@ class RulesPlanner:
                     s, e = clause.start + m.start(), clause.start + m.end()
                     if any(hs < e and s < he for hs, he, _, _ in hits):
                         continue
-                    if pat.name == "rest" and re.match(r"\s+(?:on|against|in)\b", low[e:]) and "rests" not in m.group(0) \
-                            and "rest" not in m.group(0):
+                    if pat.name == "rest" and re.match(r"\s+(?:on|against|in)\b", low[e:]) and "rest" not in m.group(0):
                         continue
                     hits.append((s, e, pat, m))
             hits.sort(key=lambda h: h[0])
             for k, (s, e, pat, m) in enumerate(hits):
-                actors = self._subject_before(clause.start, s)
-                after = [x.subject for x in self._mentions if e <= x.span[0] < clause.end]
+                actors = st.subject_before(clause.start, s)
+                after = [x.subject for x in st.mentions if e <= x.span[0] < clause.end]
                 if (pat.name == "throw" or re.match(r"drop", low[s:e])) and after and \
                         not re.search(r"\b(?:is|was|gets|got|being)\s+$", low[max(0, s - 8):s]):
                     actors = after[:1]  # "someone drops an apple": the apple falls
                 elif not actors and after:
                     actors = after[:1]
                 if actors:
-                    self._last_actor = actors[0]
+                    st.last_actor = actors[0]
                 if not actors:
                     b.notes.append(f"no subject for '{low[s:e]}' at {s}")
                     continue
                 span_start = clause.start if k == 0 else s
                 span_end = hits[k + 1][0] if k + 1 < len(hits) else clause.end
                 # a sound or quoted text later in the clause is its own claim: stop the span before it
-                span_end = min([span_end] + [a for a, _ in self._sound_spans if e <= a < span_end])
-                event = self._event(low, pat, m, s, e, span_start, span_end, actors, b)
-                if event is not None:
-                    clause.events.append(event)
+                span_end = min([span_end] + [a for a, _ in st.sound_spans if e <= a < span_end])
+                clause.events.append(self._event(st, pat, m, s, e, span_start, span_end, actors))
                 masked = masked[:s] + " " * (e - s) + masked[e:]
         return masked
 
-    def _event(self, low, pat: EventPattern, m: re.Match, s: int, e: int, span_start: int, span_end: int,
-               actors: list[str], b: PlanBuilder) -> Event | None:
+    @staticmethod
+    def _event(st: ParseState, pat: EventPattern, m: re.Match, s: int, e: int, span_start: int, span_end: int,
+               actors: list[str]) -> Event:
+        low, b = st.low, st.builder
         phrase = low[span_start:span_end]
         negated = bool(re.search(NEG + r"$", low[span_start:s]))
         subject = actors[0]
@@ -389,7 +408,7 @@ class RulesPlanner:
             if last in SURFACES:
                 surface = SURFACES[last]
             else:
-                partner = [x.subject for x in self._mentions if e - len(obj) - 6 <= x.span[0] < e + 2
+                partner = [x.subject for x in st.mentions if e - len(obj) - 6 <= x.span[0] < e + 2
                            and x.subject != subject]
                 if partner:
                     other = partner[0]
@@ -401,7 +420,7 @@ class RulesPlanner:
             return Event(pat.name, (span_start, span_end), [subject], cid)
         quantity = pat.quantity
         expect: dict[str, Any] = {"holds": not negated}
-        if quantity == "direction":
+        if QUANTITY_SPECS[quantity].directional:
             direction = pat.direction
             for rx, d in DIRECTIONS:
                 if rx.search(phrase[s - span_start:]) and not (pat.name == "topple"):
@@ -415,15 +434,14 @@ class RulesPlanner:
                 expect["n"] = TIMES_WORDS.get(word) or NUMBERS.get(word) or int(word)
         if pat.name == "pass_through" and surface == "wall":
             quantity, expect = "penetration", {"holds": not negated}
-        if quantity in ("collision_response", "contact") and other is None and surface is None:
+        needs_partner = QUANTITY_SPECS[quantity].needs_partner
+        if needs_partner and other is None and surface is None:
             spec = b.subjects[subject]
             if (spec.count or 1) >= 2:
                 other = subject  # "two balls collide": its instances with each other
             elif pat.name == "hit":
                 surface = "wall" if re.search(r"\bwall", phrase) else None
-            if other is None and surface is None:
-                surface = "floor" if pat.name in ("land",) else None
-        if quantity in ("collision_response", "contact") and other is None and surface is None:
+        if needs_partner and other is None and surface is None:
             # no partner we can measure: ask the judge rather than guess
             cid = b.claim((span_start, span_end), subjects=[subject])
             check = b.op(JudgeOp, claim=cid, question=f"Does this happen in the video? {b.prompt[span_start:span_end]}")
@@ -439,7 +457,9 @@ class RulesPlanner:
         return Event(pat.name, (span_start, span_end), subjects, cid, op, pat.event if not negated else None)
 
     # ---- text and sound ----------------------------------------------------------------------------
-    def _texts(self, low: str, clauses: list[Clause], b: PlanBuilder) -> None:
+    @staticmethod
+    def _texts(st: ParseState) -> None:
+        low, b = st.low, st.builder
         for m in TEXT_RE.finditer(b.prompt[: len(low)]):
             holder = None
             for h in TEXT_HOLDER_RE.finditer(low[max(0, m.start() - 40):m.start()]):
@@ -451,9 +471,10 @@ class RulesPlanner:
             b.oblige(cid, op, f"text '{text}' legible")
             # text visibility is a state, not an event: it takes part in no temporal relation
 
-    def _sounds(self, low: str, masked: str, clauses: list[Clause], b: PlanBuilder) -> None:
+    def _sounds(self, st: ParseState, masked: str, clauses: list[Clause]) -> None:
+        low, b = st.low, st.builder
         for m in SOUND_RE.finditer(masked):
-            if (m.start(), m.end()) not in self._sound_spans:
+            if (m.start(), m.end()) not in st.sound_spans:
                 continue
             if re.search(r"\bwithout\s+(?:an?\s+)?$", low[max(0, m.start() - 12):m.start()]):
                 continue
@@ -476,13 +497,14 @@ class RulesPlanner:
         return None
 
     # ---- depth -------------------------------------------------------------------------------------
-    def _depths(self, low: str, clauses: list[Clause], b: PlanBuilder) -> None:
+    def _depths(self, st: ParseState, clauses: list[Clause]) -> None:
+        low, b = st.low, st.builder
         for m in DEPTH_RE.finditer(low):
             relation = next(k for k in ("nearer", "farther", "approaching", "receding") if m.group(k))
             clause = self._clause_at(clauses, m.start())
             start, end = (clause.start, clause.end) if clause else (0, len(low))
-            before = [x for x in self._mentions if start <= x.span[0] < m.start()]
-            after = [x for x in self._mentions if m.end() <= x.span[0] < end]
+            before = [x for x in st.mentions if start <= x.span[0] < m.start()]
+            after = [x for x in st.mentions if m.end() <= x.span[0] < end]
             if not before:
                 continue
             a = before[-1]
@@ -505,7 +527,7 @@ class RulesPlanner:
                 b.oblige(cid, op, f"count = {spec.count}")
 
     # ---- temporal ----------------------------------------------------------------------------------
-    def _temporal(self, low: str, clauses: list[Clause], b: PlanBuilder) -> None:
+    def _temporal(self, clauses: list[Clause], b: PlanBuilder) -> None:
         seq = [(c, ev) for c in clauses for ev in c.events]
         for k in range(1, len(seq)):
             (c_prev, prev), (c_next, nxt) = seq[k - 1], seq[k]

@@ -7,15 +7,13 @@ median energy), located to the hop (about +-2 ms at the defaults).
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 from scipy.ndimage import uniform_filter1d
 from scipy.optimize import linear_sum_assignment
 from scipy.signal import find_peaks
 
 from critic.specialists.base import unknown
-from critic.types import Cost, HearOp, Measurement, VideoContext
+from critic.types import Cost, HearOp, Measurement, OperationInputs, VideoContext
 
 
 def onsets(audio: np.ndarray, rate: int, *, frame_ms: float = 4.0, hop_ms: float = 1.0, ratio: float = 30.0,
@@ -66,7 +64,7 @@ class EnergyOnsetHearer:
         self.frame_ms, self.hop_ms, self.ratio = frame_ms, hop_ms, ratio
         self.onset_window_s = onset_window_s
 
-    def run(self, op: HearOp, inputs: dict[str, Any], video: VideoContext) -> Measurement:
+    def run(self, op: HearOp, inputs: OperationInputs, video: VideoContext) -> Measurement:
         required = f"an audible {op.event} sound" + (f" ({op.description})" if op.description else "")
         if video.audio is None or not video.sanity.has_audio or video.audio_rate_hz <= 0:
             return unknown("the clip has no audio track", required=required)

@@ -2,24 +2,17 @@
 
 A specialist answers one operation family (``ground``, ``count``, ``measure``, ``depth``, ``read``,
 ``hear``, ``judge``). The executor (``critic.executor``) calls it only for operations the plan declared, with
-the operation's declared arguments, and passes the resolved results of the operations it depends on in
-``inputs``. Temporal operations (``before``/``contains``/``during``) have no specialist: the executor
-evaluates them on event windows.
-
-``inputs`` (always these keys, values may be empty):
-
-* ``"subjects"``: ``dict[str, SubjectSpec]`` - every subject the operation names (``op_subjects(op)``).
-* ``"tracks"``: ``dict[str, list[Track]]`` - the ``ground`` result for each of those subjects (one Track per
-  instance; an empty list when grounding found nothing). Empty for ``ground`` itself.
-* ``"claim"``: ``Claim | None`` - the claim the operation serves (``judge`` reads its text).
-* ``"prompt"``: ``str`` - the whole prompt, for ``judge`` only context; never an instruction source.
+the operation's declared arguments, and passes the resolved results of the operations it depends on in an
+:class:`critic.types.OperationInputs` (``subjects``, ``tracks``, ``claim``, ``prompt``; see its docstring).
+Temporal operations (``before``/``contains``/``during``) have no specialist: the executor evaluates them on
+event windows.
 
 Return values:
 
 * ``ground`` -> ``list[Track]`` (or one ``Track``): ``Track.subject`` = the subject name.
 * every other family -> ``Measurement``: ``state``, ``required`` vs ``measured`` (strings with units),
   ``window`` (the frames the state is about: a contradicted claim's packet window), ``windows`` (the event
-  windows named in ``critic.types.QUANTITY_EVENTS`` / ``OP_EVENTS``, e.g. ``{"contact": TimeWindow}``),
+  windows named in ``critic.types.QUANTITY_SPECS`` (``events``) / ``OP_EVENTS``, e.g. ``{"contact": TimeWindow}``),
   ``values`` (raw numbers, JSON-serialisable), ``cost`` (``tool_calls`` / ``model_calls``; the executor
   measures seconds itself).
 
@@ -34,7 +27,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol, runtime_checkable
 
-from critic.types import AnyOp, Measurement, Track, VideoContext, VideoSanity
+from critic.types import AnyOp, Measurement, OperationInputs, Track, VideoContext, VideoSanity
 
 __all__ = ["Specialist", "VideoContext", "VideoSanity", "SpecialistResult", "unknown"]
 
@@ -49,7 +42,7 @@ class Specialist(Protocol):
     name: str
     version: str
 
-    def run(self, op: AnyOp, inputs: dict[str, Any], video: VideoContext) -> SpecialistResult: ...
+    def run(self, op: AnyOp, inputs: OperationInputs, video: VideoContext) -> SpecialistResult: ...
 
 
 def unknown(reason: str, *, required: str = "", **values: Any) -> Measurement:

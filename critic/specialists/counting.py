@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from critic.specialists.base import unknown
 from critic.specialists.kinematics import runs
 from critic.specialists.tracking import grounding_doubt
-from critic.types import Cost, CountOp, Measurement, Track, VideoContext
+from critic.types import Cost, CountOp, Measurement, OperationInputs, Track, VideoContext
 
 
 class IdentityCounter:
@@ -24,8 +22,8 @@ class IdentityCounter:
     def __init__(self, min_frames: int = 3):
         self.min_frames = min_frames
 
-    def run(self, op: CountOp, inputs: dict[str, Any], video: VideoContext) -> Measurement:
-        tracks: list[Track] = [t for t in inputs.get("tracks", {}).get(op.subject, [])
+    def run(self, op: CountOp, inputs: OperationInputs, video: VideoContext) -> Measurement:
+        tracks: list[Track] = [t for t in inputs.tracks.get(op.subject, ())
                                if int(np.asarray(t.visible).sum()) >= self.min_frames]
         required = f"{op.n} distinct '{op.subject}'"
         if not tracks:

@@ -8,16 +8,15 @@ from above the horizon, lower in the image is nearer). Otherwise unknown: nothin
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from critic.specialists.base import unknown
 from critic.specialists.kinematics import observed, radius, size_radius
-from critic.types import Cost, DepthOp, Measurement, Track, VideoContext
+from critic.specialists.measure.common import withhold_if_doubtful
+from critic.types import Cost, DepthOp, Measurement, OperationInputs, Track, VideoContext
 
 
-def _best(tracks: list[Track]) -> Track | None:
+def _best(tracks: tuple[Track, ...]) -> Track | None:
     tracks = [t for t in tracks if observed(t).sum() >= 2]
     return max(tracks, key=lambda t: int(observed(t).sum())) if tracks else None
 
@@ -35,12 +34,10 @@ def _decide(op: DepthOp, score: float | None, measured: str, video: VideoContext
                        cost=Cost(tool_calls=1, model_calls=model_calls))
 
 
-def _withhold(result: Measurement, op: DepthOp, inputs: dict[str, Any]) -> Measurement:
+def _withhold(result: Measurement, op: DepthOp, inputs: OperationInputs) -> Measurement:
     """A contradicted relation between tracks that may not be their subjects is unknown (ambiguous grounding)."""
-    from critic.specialists.measure import withhold_if_doubtful
-
-    tracks = inputs.get("tracks", {})
-    picked = [t for t in (_best(tracks.get(op.a, [])), _best(tracks.get(op.b, [])) if op.b else None) if t is not None]
+    tracks = inputs.tracks
+    picked = [t for t in (_best(tracks.get(op.a, ())), _best(tracks.get(op.b, ())) if op.b else None) if t is not None]
     return withhold_if_doubtful(result, picked)
 
 
@@ -51,12 +48,12 @@ class GeometricDepth:
     def __init__(self, size_margin: float = 0.2, row_margin_radii: float = 1.0):
         self.size_margin, self.row_margin_radii = size_margin, row_margin_radii
 
-    def run(self, op: DepthOp, inputs: dict[str, Any], video: VideoContext) -> Measurement:
+    def run(self, op: DepthOp, inputs: OperationInputs, video: VideoContext) -> Measurement:
         return _withhold(self._run(op, inputs, video), op, inputs)
 
-    def _run(self, op: DepthOp, inputs: dict[str, Any], video: VideoContext) -> Measurement:
-        tracks = inputs.get("tracks", {})
-        a = _best(tracks.get(op.a, []))
+    def _run(self, op: DepthOp, inputs: OperationInputs, video: VideoContext) -> Measurement:
+        tracks = inputs.tracks
+        a = _best(tracks.get(op.a, ()))
         if a is None:
             return unknown(f"'{op.a}' was not found", required=op.relation)
         sign = 1.0 if op.relation in ("nearer", "approaching") else -1.0
@@ -71,7 +68,7 @@ class GeometricDepth:
             score = sign * size_cue if agree else None
             return _decide(op, score, f"apparent size x{last / first:.2f}, floor row moved {drow:+.1f} radii",
                            video, "" if agree else "size and floor-row cues disagree", np.log(1 + self.size_margin))
-        b = _best(tracks.get(op.b, []))
+        b = _best(tracks.get(op.b, ()))
         if b is None:
             return unknown(f"'{op.b}' was not found", required=op.relation)
         both = observed(a) & observed(b)
@@ -128,15 +125,15 @@ class DepthAnythingDepth:
         d = out[0].float().cpu().numpy()
         return cv2.resize(d, (w, h), interpolation=cv2.INTER_LINEAR)
 
-    def run(self, op: DepthOp, inputs: dict[str, Any], video: VideoContext) -> Measurement:
+    def run(self, op: DepthOp, inputs: OperationInputs, video: VideoContext) -> Measurement:
         return _withhold(self._run(op, inputs, video), op, inputs)
 
-    def _run(self, op: DepthOp, inputs: dict[str, Any], video: VideoContext) -> Measurement:
+    def _run(self, op: DepthOp, inputs: OperationInputs, video: VideoContext) -> Measurement:
         if not self.model_dir:
             return unknown("no Depth Anything weights configured", required=op.relation)
-        tracks = inputs.get("tracks", {})
-        a = _best(tracks.get(op.a, []))
-        b = _best(tracks.get(op.b, [])) if op.b else None
+        tracks = inputs.tracks
+        a = _best(tracks.get(op.a, ()))
+        b = _best(tracks.get(op.b, ())) if op.b else None
         if a is None or (op.b and b is None):
             return unknown("a subject was not found", required=op.relation)
         sign = 1.0 if op.relation in ("nearer", "approaching") else -1.0

@@ -8,13 +8,11 @@ SAM 3 is built from the declared subject ("red ball"); it is the planner's subje
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from critic.specialists.sam2_backend import masks_to_track
 from critic.specialists.tracking import BackgroundGrounder, BackgroundTracker
-from critic.types import GroundOp, SubjectSpec, Track, VideoContext
+from critic.types import GroundOp, OperationInputs, SubjectSpec, Track, VideoContext
 
 MODEL_CLASSES = {"sam3": "Sam3VideoModel", "edgetam": "EdgeTamVideoModel"}
 PROCESSOR_CLASSES = {"sam3": "Sam3VideoProcessor", "edgetam": "Sam2VideoProcessor"}
@@ -65,10 +63,10 @@ class HFTextGrounder:
             self.model = load_model(self.family, self.model_dir, self.device)
         return self.model, self.processor
 
-    def run(self, op: GroundOp, inputs: dict[str, Any], video: VideoContext) -> list[Track]:
+    def run(self, op: GroundOp, inputs: OperationInputs, video: VideoContext) -> list[Track]:
         import torch
 
-        subject = inputs.get("subjects", {}).get(op.subject) or SubjectSpec(name=op.subject, noun=op.subject)
+        subject = inputs.subjects.get(op.subject) or SubjectSpec(name=op.subject, noun=op.subject)
         model, processor = self.load()
         frames = [np.asarray(f) for f in video.frames]
         t_count, h, w = video.frames.shape[:3]

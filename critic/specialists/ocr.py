@@ -10,13 +10,12 @@ from __future__ import annotations
 import difflib
 import re
 import shutil
-from typing import Any
 
 import cv2
 import numpy as np
 
 from critic.specialists.base import unknown
-from critic.types import Cost, Measurement, ReadOp, VideoContext
+from critic.types import Cost, Measurement, OperationInputs, ReadOp, VideoContext
 
 
 def normalise(text: str) -> str:
@@ -87,14 +86,14 @@ class TesseractReader:
             lines = [self._ocr(gray, self.psm).strip()]
         return "\n".join(lines)
 
-    def run(self, op: ReadOp, inputs: dict[str, Any], video: VideoContext) -> Measurement:
+    def run(self, op: ReadOp, inputs: OperationInputs, video: VideoContext) -> Measurement:
         required = f"text '{op.text}' legible"
         if not self.available():
             return unknown("the tesseract binary is not installed", required=required)
         t_count = video.num_frames
         boxes = None
         if op.where:
-            tracks = inputs.get("tracks", {}).get(op.where, [])
+            tracks = inputs.tracks.get(op.where, ())
             if not tracks:
                 return unknown(f"'{op.where}' was not found, so there is nowhere to read", required=required)
             tr = max(tracks, key=lambda t: int(np.asarray(t.visible).sum()))

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from critic.specialists.tracking import BackgroundGrounder, BackgroundTracker
-from critic.types import GroundOp, Track, VideoContext
+from critic.types import GroundOp, OperationInputs, Track, VideoContext
 
 #: SAM 2's own post-processing overrides for video (from ``sam2.build_sam.build_sam2_video_predictor``).
 VIDEO_OVERRIDES = {
@@ -147,7 +147,7 @@ class Sam2Grounder:
                                                         device=self.device)
         return self.predictor
 
-    def run(self, op: GroundOp, inputs: dict[str, Any], video: VideoContext) -> list[Track]:
+    def run(self, op: GroundOp, inputs: OperationInputs, video: VideoContext) -> list[Track]:
         import torch
 
         prompts = self.prompter.run(op, inputs, video)

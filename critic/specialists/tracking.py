@@ -28,7 +28,7 @@ import cv2
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from critic.types import GroundOp, SubjectSpec, Track, VideoContext
+from critic.types import GroundOp, OperationInputs, SubjectSpec, Track, VideoContext
 
 #: Named colours as OpenCV HSV ranges (H in 0..179, S and V in 0..255): lists of (lo, hi) triples.
 COLOR_RANGES: dict[str, list[tuple[tuple[int, int, int], tuple[int, int, int]]]] = {
@@ -153,6 +153,7 @@ class BackgroundTracker:
         return float(max(otsu, self.min_threshold))
 
     def detect(self, frame: np.ndarray, bg: np.ndarray, thr: float) -> Detections:
+        """Blobs that differ from the background ``bg`` by more than ``thr`` (max over channels), opened 3x3."""
         h, w = frame.shape[:2]
         diff = _channel_max(cv2.absdiff(frame, bg))
         _, mask = cv2.threshold(diff, thr, 1, cv2.THRESH_BINARY)
@@ -160,23 +161,8 @@ class BackgroundTracker:
         n, labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
         min_area = max(self.min_area_px, self.min_area_frac * h * w)
         keep = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= min_area]
-        if not keep:
-            z = np.zeros((0, 2))
-            return Detections(z, np.zeros((0, 4)), np.zeros(0), np.zeros((0, 3)), np.zeros(0, bool))
-        st = stats[keep]
-        rgb = np.zeros((len(keep), 3))
-        for j, i in enumerate(keep):  # mean colour inside each kept blob, on its box only
-            x, y, bw, bh = stats[i, :4]
-            inside = (labels[y:y + bh, x:x + bw] == i).astype(np.uint8)
-            rgb[j] = cv2.mean(np.ascontiguousarray(frame[y:y + bh, x:x + bw]), mask=inside)[:3]
-        x0, y0 = st[:, 0].astype(float), st[:, 1].astype(float)
-        x1, y1 = x0 + st[:, 2] - 1, y0 + st[:, 3] - 1
-        areas = st[:, 4].astype(float)
-        border = (x0 <= 0) | (y0 <= 0) | (x1 >= w - 1) | (y1 >= h - 1)
-        return Detections(centroids=cents[keep].astype(float), boxes=np.stack([x0, y0, x1, y1], 1), areas=areas,
-                          rgb=rgb, border=border)
+        return self._detections(frame, labels, stats, cents, keep)
 
-    # ---------------------------------------------------------------- tracking
     def detect_color(self, frame: np.ndarray, color: str, max_area_frac: float = 0.05) -> Detections:
         """Blobs of a named colour (HSV ranges), compact and under ``max_area_frac`` of the frame: objects that
         never move are part of the median background, but still have their colour."""
@@ -192,14 +178,17 @@ class BackgroundTracker:
                 and stats[i, 4] >= 0.4 * stats[i, 2] * stats[i, 3]]
         return self._detections(frame, labels, stats, cents, keep)
 
-    def _detections(self, frame, labels, stats, cents, keep) -> Detections:
+    @staticmethod
+    def _detections(frame: np.ndarray, labels: np.ndarray, stats: np.ndarray, cents: np.ndarray,
+                    keep: list[int]) -> Detections:
+        """The connected components ``keep`` (labels of ``cv2.connectedComponentsWithStats``) as Detections."""
         h, w = frame.shape[:2]
         if not keep:
             z = np.zeros((0, 2))
             return Detections(z, np.zeros((0, 4)), np.zeros(0), np.zeros((0, 3)), np.zeros(0, bool))
         st = stats[keep]
         rgb = np.zeros((len(keep), 3))
-        for j, i in enumerate(keep):
+        for j, i in enumerate(keep):  # mean colour inside each kept blob, on its box only
             x, y, bw, bh = stats[i, :4]
             inside = (labels[y:y + bh, x:x + bw] == i).astype(np.uint8)
             rgb[j] = cv2.mean(np.ascontiguousarray(frame[y:y + bh, x:x + bw]), mask=inside)[:3]
@@ -209,6 +198,7 @@ class BackgroundTracker:
         return Detections(centroids=cents[keep].astype(float), boxes=np.stack([x0, y0, x1, y1], 1),
                           areas=st[:, 4].astype(float), rgb=rgb, border=border)
 
+    # ---------------------------------------------------------------- tracking
     def track(self, frames: np.ndarray, times_s: np.ndarray, color: str | None = None) -> TrackingResult:
         """Track every blob in ``frames`` (T,H,W,3) -> identities with per-frame boxes (unbound). With
         ``color``, blobs of that named colour instead of background differences."""
@@ -546,10 +536,10 @@ class BackgroundGrounder:
             self._cache[video.sha256] = self.tracker.track(video.frames, video.times_s)
         return self._cache[video.sha256]
 
-    def run(self, op: GroundOp, inputs: dict[str, Any], video: VideoContext) -> list[Track]:
-        subject = inputs.get("subjects", {}).get(op.subject) or SubjectSpec(name=op.subject, noun=op.subject)
+    def run(self, op: GroundOp, inputs: OperationInputs, video: VideoContext) -> list[Track]:
+        subject = inputs.subjects.get(op.subject) or SubjectSpec(name=op.subject, noun=op.subject)
         result = self.track_all(video)
-        plural = named_plural(subject, str(inputs.get("prompt") or ""))
+        plural = named_plural(subject, inputs.prompt)
         tracks = bind_subject(result, subject, plural=plural)
         named = bool(subject.color and subject.color.lower() in COLOR_RANGES)
         if named and not tracks:

@@ -10,8 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from control.__main__ import _load_inputs, check_requested_size
 from control.io import load_control
 from sim.io import save_spec, save_trajectory
+from veriphy.errors import UserError
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -75,8 +77,6 @@ def test_scene_option_is_built_from_the_scene_group():
     """``scene=NAME`` (a conf/scene template) is built and simulated in process."""
     from hydra import compose, initialize_config_dir
 
-    from control.__main__ import _load_inputs
-
     with initialize_config_dir(config_dir=str(ROOT / "conf"), version_base="1.3"):
         cfg = compose(config_name="control_app", overrides=["scene=thrown_ball", "scene.num_frames=5",
                                                              "progress=false"])
@@ -85,9 +85,6 @@ def test_scene_option_is_built_from_the_scene_group():
 
 
 def test_check_requested_size(two_balls_scene):
-    from control.__main__ import check_requested_size
-    from veriphy.errors import UserError
-
     spec, _ = two_balls_scene
     check_requested_size(spec, 64, 96, 3)
     check_requested_size(spec, None, None, None)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from hydra import compose, initialize_config_dir
-from hydra.utils import instantiate
+from hydra.utils import get_class, instantiate
 
 from control.depth import DepthControl
 
@@ -29,14 +29,14 @@ def test_control_config_instantiates(name):
     cfg = _compose([f"control={name}"])
     control = instantiate(cfg.control)
     assert isinstance(control, DepthControl)
-    assert callable(control) and hasattr(control.renderer, "render")
+    assert type(control.renderer) is get_class(cfg.control.renderer._target_)
 
 
 @pytest.mark.parametrize("name", RENDERERS)
 def test_renderer_config_instantiates(name):
     cfg = _compose([f"control/renderer={name}"])
     renderer = instantiate(cfg.control.renderer)
-    assert hasattr(renderer, "render")
+    assert type(renderer) is get_class(cfg.control.renderer._target_)
     assert instantiate(cfg.control).renderer.__class__ is renderer.__class__
 
 

@@ -6,6 +6,9 @@ import os
 from pathlib import Path
 
 import pytest
+from hydra import compose, initialize_config_dir
+
+from critic.run import build_components
 
 CONF = Path(__file__).resolve().parents[2] / "conf"
 #: Third-party clips the tests read: ``tests/data/external/`` (each folder with its licence and provenance, listed
@@ -16,10 +19,6 @@ EXTERNAL_DIR = Path(os.environ.get("VERIPHY_EXTERNAL_DIR", Path(__file__).resolv
 @pytest.fixture(scope="module")
 def components():
     """The default critic components (``conf/critic_app``, no report, no progress bar)."""
-    from hydra import compose, initialize_config_dir
-
-    from critic.run import build_components
-
     with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
         cfg = compose(config_name="critic_app", overrides=["report=false", "progress=false"])
     return build_components(cfg)

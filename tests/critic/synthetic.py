@@ -14,6 +14,10 @@ from pathlib import Path
 
 import numpy as np
 
+from critic.types import VideoContext
+from critic.video import context_from_arrays
+from veriphy.video import write_video
+
 H, W = 96, 160
 FLOOR_Y = 80.0           # floor line (px): the floor region is below it
 RADIUS = 5.0             # px
@@ -49,14 +53,10 @@ class Synthetic:
     def times_s(self) -> np.ndarray:
         return np.arange(len(self.frames)) / self.fps
 
-    def context(self, name: str = "synthetic"):
-        from critic.video import context_from_arrays
-
+    def context(self, name: str = "synthetic") -> VideoContext:
         return context_from_arrays(self.frames, self.fps, audio=self.audio, audio_rate_hz=self.audio_rate_hz, name=name)
 
     def write(self, path: str | Path) -> Path:
-        from veriphy.video import write_video
-
         return Path(write_video(path, self.frames, self.fps, audio=self.audio,
                                 audio_rate_hz=self.audio_rate_hz if self.audio is not None else None))
 

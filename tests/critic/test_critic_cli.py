@@ -11,6 +11,12 @@ from pathlib import Path
 import av
 import numpy as np
 import pytest
+from omegaconf import OmegaConf
+
+from critic.__main__ import _read_prompt, run_batch
+from critic.planners.rules import RulesPlanner
+from critic.run import CriticComponents, critique
+from veriphy.errors import UserError
 
 ROOT = Path(__file__).resolve().parents[2]
 FAKES = ["~critic/specialists", "+critic.specialists.ground._target_=critic.testing.FakeGrounder",
@@ -68,13 +74,6 @@ def test_user_error_exits_two_without_traceback(tmp_path):
 
 def test_bad_prompts_and_inputs_are_user_errors(tmp_path, clip):
     """The same checks the command line runs (in-process: a subprocess per case would be slow)."""
-    from omegaconf import OmegaConf
-
-    from critic.__main__ import _read_prompt, run_batch
-    from critic.planners.rules import RulesPlanner
-    from critic.run import CriticComponents, critique
-    from veriphy.errors import UserError
-
     comp = CriticComponents(planner=RulesPlanner(), specialists={})
     for prompt, words in ((" ", "prompt is empty"), ("", "prompt is empty"), ("a ball falls " * 400, "characters")):
         with pytest.raises(UserError, match=words):

@@ -1,6 +1,8 @@
 """The gate: only declared operations run, with their declared arguments; text read from the video is
 evidence, never an instruction; missing evidence is unknown; results are cached."""
 
+import dataclasses
+
 import pytest
 
 from critic.aggregator import Aggregator
@@ -9,7 +11,7 @@ from critic.plan import PlanError, parse_plan
 from critic.planners.rules import RulesPlanner
 from critic.run import CriticComponents, critique
 from critic.testing import FakeGrounder, ScriptedSpecialist, fake_video
-from critic.types import Measurement, Plan
+from critic.types import Measurement, Plan, TimeWindow
 
 
 def make_plan(prompt: str) -> Plan:
@@ -33,10 +35,16 @@ def test_only_declared_operations_are_dispatched_with_declared_args():
     # every dispatch is recorded with its cost, and nothing else was recorded
     assert set(ex.records) == {op.id for op in plan.operations}
     assert all(r.cost.tool_calls >= 1 for r in ex.records.values() if r.op not in ("before", "during"))
-    # a measure op only sees the tracks of the subjects it names
+    # a measure op only sees the tracks and declarations of the subjects it names, read-only
     for op_id, args, inputs in other.calls:
         if args["op"] == "measure":
-            assert set(inputs["tracks"]) == {args["subject"]} | ({args["other"]} if args.get("other") else set())
+            named = {args["subject"]} | ({args["other"]} if args.get("other") else set())
+            assert set(inputs.tracks) == set(inputs.subjects) == named
+            assert inputs.prompt == plan.prompt and inputs.claim is not None
+            with pytest.raises(TypeError):
+                inputs.tracks[args["subject"]] = ()  # type: ignore[index]
+            with pytest.raises(dataclasses.FrozenInstanceError):
+                inputs.prompt = "mark everything supported"  # type: ignore[misc]
 
 
 def test_invalid_plan_is_never_executed():
@@ -146,7 +154,6 @@ def test_observation_windows_are_clipped_to_the_clip():
         name, version = "wide", "1"
 
         def run(self, op, inputs, video):
-            from critic.types import TimeWindow
             return Measurement(state="supported", window=TimeWindow(start_s=-5, end_s=99, start_frame=-3,
                                                                      end_frame=500))
 

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from critic.plan import PlanError, check_plan, execution_order, load_plan, parse_plan, validate_plan
-from critic.types import Plan
+from critic.types import QUANTITIES, QUANTITY_SPECS, Plan
 
 PROMPT = "A red ball falls, then bounces on the floor."
 
@@ -154,3 +154,27 @@ def test_json_schema_is_available_for_llm_response_format():
     text = json.dumps(schema)
     for op in ("ground", "count", "measure", "depth", "read", "hear", "before", "contains", "during", "judge"):
         assert f'"{op}"' in text
+
+
+@pytest.mark.parametrize("quantity", QUANTITIES)
+def test_measure_arguments_follow_the_quantity_registry(quantity):
+    """Which arguments a measurement takes is what ``QUANTITY_SPECS`` says, and nothing else decides it."""
+    spec = QUANTITY_SPECS[quantity]
+
+    def reasons(**op):
+        d = good_plan()
+        d["operations"][2] = {"id": "o2", "op": "measure", "subject": "red_ball", "quantity": quantity, **op}
+        d["operations"][0]["a"] = {"op": "o3", "event": "contact"}  # o2 need produce no event window
+        d["operations"][0]["b"] = {"op": "o3", "event": "rebound"}
+        return [r for r in reasons_for(d) if r.startswith("o2 ")]
+
+    direction = {"direction": "left"} if spec.directional else {}
+    assert reasons(surface="floor", expect=direction) == ([] if spec.surface else
+                                                          [f"o2 (measure {quantity}): 'surface' does not apply to "
+                                                           "this quantity"])
+    partner = {"surface": "floor"} if spec.needs_partner else {}
+    assert bool(reasons(expect=direction)) == spec.needs_partner
+    assert bool(reasons(expect={"n": 2, **direction}, **partner)) != spec.counts_events
+    assert bool(reasons(expect={"direction": "left"}, **partner)) != spec.directional
+    assert bool(reasons(**partner)) == spec.directional  # a direction measurement needs its direction
+

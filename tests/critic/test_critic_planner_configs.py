@@ -7,6 +7,8 @@ import pytest
 from hydra import compose, initialize_config_dir
 from hydra.utils import instantiate
 
+from critic.run import build_components
+
 CONF = Path(__file__).resolve().parents[2] / "conf"
 
 
@@ -17,13 +19,13 @@ def test_every_option_instantiates(group):
     with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
         for option in options:
             cfg = compose(config_name="critic_app", overrides=[f"critic/{group}={option}"])
-            obj = instantiate(cfg.critic[group])
-            assert obj is not None
+            node = cfg.critic[group]
+            obj = instantiate(node)
+            assert f"{type(obj).__module__}.{type(obj).__qualname__}" == node._target_, option
+            assert callable(getattr(obj, "plan" if group == "planner" else "aggregate")), option
 
 
 def test_app_composes_and_builds_components():
-    from critic.run import build_components
-
     with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
         cfg = compose(config_name="critic_app")
     assert cfg.task == "critic" and cfg.num_threads == 1

@@ -15,10 +15,13 @@ import pytest
 from critic.specialists.audio import EnergyOnsetHearer, match_onsets, onsets
 from critic.specialists.judge import NoJudge, OpenAIJudge
 from critic.specialists.ocr import TesseractReader, similarity
-from critic.types import HearOp, JudgeOp, ReadOp
+from critic.types import HearOp, JudgeOp, OperationInputs, ReadOp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import synthetic as S  # noqa: E402
+
+#: hear, read (without ``where``) and judge read no other operation's result
+NO_INPUTS = OperationInputs()
 
 
 def test_onsets_within_4_ms():
@@ -38,12 +41,12 @@ def test_one_to_one_matching():
 def test_hear_states():
     op = HearOp(id="h", event="impact")
     clip = S.drop_clip(t_count=24)
-    m = EnergyOnsetHearer().run(op, {}, clip.context())
+    m = EnergyOnsetHearer().run(op, NO_INPUTS, clip.context())
     assert m.state == "supported" and abs(m.windows["onset"].start_s - clip.contacts_s[0]) < 0.004
-    assert EnergyOnsetHearer().run(op, {}, S.silent(clip).context()).state == "contradicted"
-    assert EnergyOnsetHearer().run(op, {}, S.drop_clip(t_count=24, audio=False).context()).state == "unknown"
+    assert EnergyOnsetHearer().run(op, NO_INPUTS, S.silent(clip).context()).state == "contradicted"
+    assert EnergyOnsetHearer().run(op, NO_INPUTS, S.drop_clip(t_count=24, audio=False).context()).state == "unknown"
     zeros = S.Synthetic(**{**clip.__dict__, "audio": np.zeros_like(clip.audio)})
-    assert EnergyOnsetHearer().run(op, {}, zeros.context()).state == "unknown"  # digital silence
+    assert EnergyOnsetHearer().run(op, NO_INPUTS, zeros.context()).state == "unknown"  # digital silence
 
 
 def test_similarity():
@@ -56,16 +59,16 @@ def test_similarity():
 def test_read_banner():
     clip = S.drop_clip(t_count=12)
     reader = TesseractReader(frames=3)
-    ok = reader.run(ReadOp(id="r", text="SCORE"), {}, S.banner(clip, "SCORE").context())
+    ok = reader.run(ReadOp(id="r", text="SCORE"), NO_INPUTS, S.banner(clip, "SCORE").context())
     assert ok.state == "supported" and "visible" in ok.windows
-    bad = reader.run(ReadOp(id="r", text="SCORE"), {}, S.banner(clip, "GOAL").context())
+    bad = reader.run(ReadOp(id="r", text="SCORE"), NO_INPUTS, S.banner(clip, "GOAL").context())
     assert bad.state == "contradicted"
-    assert reader.run(ReadOp(id="r", text="SCORE"), {}, clip.context()).state == "unknown"
+    assert reader.run(ReadOp(id="r", text="SCORE"), NO_INPUTS, clip.context()).state == "unknown"
 
 
 def test_read_without_tesseract_is_unknown(monkeypatch):
     monkeypatch.setattr(shutil, "which", lambda name: None)
-    m = TesseractReader().run(ReadOp(id="r", text="SCORE"), {}, S.drop_clip(t_count=4).context())
+    m = TesseractReader().run(ReadOp(id="r", text="SCORE"), NO_INPUTS, S.drop_clip(t_count=4).context())
     assert m.state == "unknown" and "tesseract" in m.reason
 
 
@@ -94,21 +97,21 @@ class _Chat(BaseHTTPRequestHandler):
 def test_judge_none_and_local_endpoint():
     video = S.drop_clip(t_count=6).context()
     op = JudgeOp(id="j", claim="c1", question="Does the ball look like rubber?")
-    assert NoJudge().run(op, {}, video).state == "unknown"
-    assert OpenAIJudge().run(op, {}, video).state == "unknown"
+    assert NoJudge().run(op, NO_INPUTS, video).state == "unknown"
+    assert OpenAIJudge().run(op, NO_INPUTS, video).state == "unknown"
     server = HTTPServer(("127.0.0.1", 0), _Chat)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
         judge = OpenAIJudge(base_url=f"http://127.0.0.1:{server.server_port}/v1", model="tiny-vlm", frames=2)
         _Chat.answer = "Yes."
-        m = judge.run(op, {}, video)
+        m = judge.run(op, NO_INPUTS, video)
         assert m.state == "supported" and m.cost.model_calls == 1
         content = _Chat.seen[-1]["messages"][1]["content"]
         assert sum(part["type"] == "image_url" for part in content) == 2
         _Chat.answer = "no"
-        assert judge.run(op, {}, video).state == "contradicted"
+        assert judge.run(op, NO_INPUTS, video).state == "contradicted"
         _Chat.answer = "unsure"
-        assert judge.run(op, {}, video).state == "unknown"
+        assert judge.run(op, NO_INPUTS, video).state == "unknown"
     finally:
         server.shutdown()

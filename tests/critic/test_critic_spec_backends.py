@@ -11,7 +11,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from critic.types import DepthOp, GroundOp, SubjectSpec
+from critic.specialists.depth import DepthAnythingDepth, GeometricDepth
+from critic.specialists.hf_segmenter import HFTextGrounder, load_model, load_processor
+from critic.specialists.sam2_backend import Sam2Grounder, build_sam2_video_predictor
+from critic.specialists.tracking import BackgroundGrounder
+from critic.types import DepthOp, GroundOp, OperationInputs, SubjectSpec
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import synthetic as S  # noqa: E402
@@ -23,8 +27,6 @@ HAS_TORCHVISION = importlib.util.find_spec("torchvision") is not None
 @pytest.mark.skipif(not HAS_SAM2, reason="sam2 is not installed")
 def test_sam2_random_weights_save_reload_propagate(tmp_path):
     import torch
-
-    from critic.specialists.sam2_backend import Sam2Grounder, build_sam2_video_predictor
 
     torch.manual_seed(0)
     cfg = "configs/sam2.1/sam2.1_hiera_t.yaml"
@@ -40,15 +42,14 @@ def test_sam2_random_weights_save_reload_propagate(tmp_path):
     subject = SubjectSpec(name="ball", noun="ball", color="red")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        tracks = grounder.run(GroundOp(id="g", subject="ball"), {"subjects": {"ball": subject}}, clip.context())
+        tracks = grounder.run(GroundOp(id="g", subject="ball"), OperationInputs(subjects={"ball": subject}),
+                              clip.context())
     assert len(tracks) == 1
     tr = tracks[0]
     assert tr.subject == "ball" and tr.boxes_xyxy.shape == (5, 4) and "sam2" in tr.backend
 
 
 def test_sam2_without_checkpoint_refuses_to_load():
-    from critic.specialists.sam2_backend import Sam2Grounder
-
     with pytest.raises(FileNotFoundError):
         Sam2Grounder(checkpoint=None).load()
 
@@ -71,9 +72,6 @@ def tiny_depth_anything(path):
 def test_depth_anything_random_weights_save_reload(tmp_path):
     import torch
 
-    from critic.specialists.depth import DepthAnythingDepth
-    from critic.specialists.tracking import BackgroundGrounder
-
     model = tiny_depth_anything(tmp_path / "da")
     depth = DepthAnythingDepth(model_dir=str(tmp_path / "da"), input_size=56, frames=2)
     clip = S.two_drops_clip(t_count=8)
@@ -86,38 +84,41 @@ def test_depth_anything_random_weights_save_reload(tmp_path):
     video = clip.context()
     subjects = {n: SubjectSpec(name=n, noun="ball", color=n) for n in ("red", "blue")}
     g = BackgroundGrounder()
-    tracks = {n: g.run(GroundOp(id="g", subject=n), {"subjects": subjects}, video) for n in subjects}
-    m = depth.run(DepthOp(id="d", a="red", relation="nearer", b="blue"), {"tracks": tracks}, video)
-    assert m.state in ("supported", "contradicted", "unknown") and m.cost.model_calls >= 1
+    tracks = {n: g.run(GroundOp(id="g", subject=n), OperationInputs(subjects=subjects), video) for n in subjects}
+    m = depth.run(DepthOp(id="d", a="red", relation="nearer", b="blue"), OperationInputs(tracks=tracks), video)
+    # the reloaded model ran on the two sampled frames where both balls are seen (random weights: any state)
+    assert m.cost.model_calls == 2 and m.measured.startswith("relative inverse depth difference")
 
 
 def test_depth_unconfigured_and_geometric_unknown():
-    from critic.specialists.depth import DepthAnythingDepth, GeometricDepth
-    from critic.specialists.tracking import BackgroundGrounder
-
     clip = S.two_drops_clip(t_count=8)
     video = clip.context()
     subjects = {n: SubjectSpec(name=n, noun="ball", color=n) for n in ("red", "blue")}
     g = BackgroundGrounder()
-    tracks = {n: g.run(GroundOp(id="g", subject=n), {"subjects": subjects}, video) for n in subjects}
+    tracks = {n: g.run(GroundOp(id="g", subject=n), OperationInputs(subjects=subjects), video) for n in subjects}
     op = DepthOp(id="d", a="red", relation="nearer", b="blue")
-    assert DepthAnythingDepth().run(op, {"tracks": tracks}, video).state == "unknown"
+    assert DepthAnythingDepth().run(op, OperationInputs(tracks=tracks), video).state == "unknown"
     # same size, same floor row: nothing measures which is nearer
-    assert GeometricDepth().run(op, {"tracks": tracks}, video).state == "unknown"
+    assert GeometricDepth().run(op, OperationInputs(tracks=tracks), video).state == "unknown"
+
+
+def assert_reloads_the_same(model, family: str, directory: Path, tensors: int | None = None) -> None:
+    """``model`` saved to ``directory`` and loaded back by ``hf_segmenter.load_model`` has the same weights (the
+    first ``tensors`` of them when given)."""
+    import torch
+
+    model.save_pretrained(directory)
+    reloaded = load_model(family, str(directory))
+    a, b = model.state_dict(), reloaded.state_dict()
+    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in list(a)[:tensors])
 
 
 def test_edgetam_model_random_weights_save_reload(tmp_path):
     import torch
     from transformers import EdgeTamVideoConfig, EdgeTamVideoModel
 
-    from critic.specialists.hf_segmenter import load_model
-
     torch.manual_seed(0)
-    model = EdgeTamVideoModel(EdgeTamVideoConfig()).eval()
-    model.save_pretrained(tmp_path / "edgetam")
-    reloaded = load_model("edgetam", str(tmp_path / "edgetam"))
-    a, b = model.state_dict(), reloaded.state_dict()
-    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in list(a)[:50])
+    assert_reloads_the_same(EdgeTamVideoModel(EdgeTamVideoConfig()).eval(), "edgetam", tmp_path / "edgetam", 50)
 
 
 def tiny_sam3_config():
@@ -142,19 +143,11 @@ def test_sam3_model_random_weights_save_reload(tmp_path):
     import torch
     from transformers import Sam3VideoModel
 
-    from critic.specialists.hf_segmenter import load_model
-
     torch.manual_seed(0)
-    model = Sam3VideoModel(tiny_sam3_config()).eval()
-    model.save_pretrained(tmp_path / "sam3")
-    reloaded = load_model("sam3", str(tmp_path / "sam3"))
-    a, b = model.state_dict(), reloaded.state_dict()
-    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+    assert_reloads_the_same(Sam3VideoModel(tiny_sam3_config()).eval(), "sam3", tmp_path / "sam3")
 
 
 def test_hf_segmenter_needs_model_dir_and_torchvision(tmp_path):
-    from critic.specialists.hf_segmenter import HFTextGrounder, load_processor
-
     with pytest.raises(FileNotFoundError):
         HFTextGrounder(family="sam3").load()
     with pytest.raises(ValueError):
@@ -170,14 +163,12 @@ def test_edgetam_grounder_propagates_with_processor(tmp_path):
     from transformers import (EdgeTamVideoConfig, EdgeTamVideoModel, Sam2ImageProcessor, Sam2VideoProcessor,
                               Sam2VideoVideoProcessor)
 
-    from critic.specialists.hf_segmenter import HFTextGrounder
-
     EdgeTamVideoModel(EdgeTamVideoConfig()).save_pretrained(tmp_path / "m")
     processor = Sam2VideoProcessor(image_processor=Sam2ImageProcessor(), video_processor=Sam2VideoVideoProcessor())
     processor.save_pretrained(tmp_path / "m")
     clip = S.drop_clip(t_count=4)
     g = HFTextGrounder(family="edgetam", model_dir=str(tmp_path / "m"))
     subject = SubjectSpec(name="ball", noun="ball", color="red")
-    tracks = g.run(GroundOp(id="g", subject="ball"), {"subjects": {"ball": subject}}, clip.context())
+    tracks = g.run(GroundOp(id="g", subject="ball"), OperationInputs(subjects={"ball": subject}), clip.context())
     assert isinstance(tracks, list)
 

@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 
 from critic.specialists.counting import IdentityCounter
-from critic.specialists.measure import TrackMeasurer
+from critic.specialists.measure import MEASURES, TrackMeasurer, check_measures
 from critic.specialists.tracking import BackgroundGrounder
-from critic.types import CountOp, Expect, GroundOp, MeasureOp, SubjectSpec
+from critic.types import QUANTITIES, QUANTITY_SPECS, CountOp, Expect, GroundOp, MeasureOp, OperationInputs, SubjectSpec
+from critic.video import context_from_arrays
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import synthetic as S  # noqa: E402
@@ -23,14 +24,32 @@ def measure(clip, quantity, subject="ball", other=None, video=None, **expect):
     g = BackgroundGrounder()
     names = [subject] + ([other] if other else [])
     subjects = {n: SubjectSpec(name=n, noun="ball", color=COLOR[n]) for n in names}
-    tracks = {n: g.run(GroundOp(id="g", subject=n), {"subjects": subjects}, video) for n in names}
+    tracks = {n: g.run(GroundOp(id="g", subject=n), OperationInputs(subjects=subjects), video) for n in names}
     op = MeasureOp(id="m", subject=subject, quantity=quantity, other=other, expect=Expect(**expect))
-    return TrackMeasurer().run(op, {"subjects": subjects, "tracks": tracks}, video)
+    return TrackMeasurer().run(op, OperationInputs(subjects=subjects, tracks=tracks), video)
 
 
 @pytest.fixture(scope="module")
 def drop():
     return S.drop_clip()
+
+
+def test_every_registered_quantity_has_exactly_one_measuring_function():
+    assert set(MEASURES) == set(QUANTITY_SPECS) == set(QUANTITIES)
+    with pytest.raises(LookupError, match=r"no function for \['rest'\]"):
+        check_measures({q: f for q, f in MEASURES.items() if q != "rest"})
+    with pytest.raises(LookupError, match=r"unknown quantities \['gravity'\]"):
+        check_measures({**MEASURES, "gravity": MEASURES["free_fall"]})
+
+
+@pytest.mark.parametrize("quantity", QUANTITIES)
+def test_measured_event_windows_are_the_registered_ones(drop, quantity):
+    """The event windows the validator lets temporal operations refer to (``QuantitySpec.events``) are the ones
+    the measurer produces: on the clean drop every quantity finds exactly its registered events."""
+    spec = QUANTITY_SPECS[quantity]
+    m = measure(drop, quantity, **({"direction": "right"} if spec.directional else {}))
+    assert m.state == "supported", (m.measured, m.reason)
+    assert set(m.windows) == set(spec.events)
 
 
 @pytest.mark.parametrize("quantity", ["free_fall", "support", "bounce", "penetration", "continuity", "permanence",
@@ -94,8 +113,6 @@ def test_rest_contradicted_while_still_moving():
 
 
 def test_slow_motion_leaves_hovering_unknown(drop):
-    from critic.video import context_from_arrays
-
     clip = S.hover(drop)
     video = context_from_arrays(clip.frames, clip.fps, capture_fps=4 * clip.fps)
     assert video.sanity.likely_slow_motion
@@ -117,14 +134,15 @@ def test_collision_response_and_pass_through():
 def test_missing_subject_is_unknown(drop):
     video = drop.context()
     op = MeasureOp(id="m", subject="ball", quantity="bounce")
-    assert TrackMeasurer().run(op, {"tracks": {"ball": []}}, video).state == "unknown"
+    assert TrackMeasurer().run(op, OperationInputs(tracks={"ball": []}), video).state == "unknown"
 
 
 def count(clip, n):
     video = clip.context()
     subject = SubjectSpec(name="ball", noun="ball", color="red")
-    tracks = BackgroundGrounder().run(GroundOp(id="g", subject="ball"), {"subjects": {"ball": subject}}, video)
-    return IdentityCounter().run(CountOp(id="c", subject="ball", n=n), {"tracks": {"ball": tracks}}, video)
+    tracks = BackgroundGrounder().run(GroundOp(id="g", subject="ball"), OperationInputs(subjects={"ball": subject}),
+                                      video)
+    return IdentityCounter().run(CountOp(id="c", subject="ball", n=n), OperationInputs(tracks={"ball": tracks}), video)
 
 
 def test_identity_count():
@@ -140,8 +158,6 @@ def test_identity_count():
 def test_jump_across_a_long_frame_interval_is_not_a_teleport():
     """A variable-rate clip with a frame dropped: the ball moves further between those two frames, but in
     twice the time - the frame times from the container explain it."""
-    from critic.video import context_from_arrays
-
     clip = S.drop_clip(vx=60.0)
     keep = [k for k in range(len(clip.frames)) if k != 6]
     frames, times = clip.frames[keep], clip.times_s[keep]

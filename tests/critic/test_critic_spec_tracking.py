@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from critic.specialists.tracking import BackgroundGrounder, BackgroundTracker, bind_subject, color_matches, floor_row
-from critic.types import GroundOp, SubjectSpec
+from critic.types import GroundOp, OperationInputs, SubjectSpec
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import synthetic as S  # noqa: E402
@@ -17,7 +17,8 @@ import synthetic as S  # noqa: E402
 
 def ground(clip, name="ball", **attrs):
     subject = SubjectSpec(name=name, noun="ball", **attrs)
-    return BackgroundGrounder().run(GroundOp(id="g", subject=name), {"subjects": {name: subject}}, clip.context())
+    return BackgroundGrounder().run(GroundOp(id="g", subject=name), OperationInputs(subjects={name: subject}),
+                                    clip.context())
 
 
 def test_sub_pixel_centroids_and_one_identity_through_rest():

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from critic.run import critique
+
 TILES = "physion_neurips2021/tiles"
 REAL = "real_clips/oliverius_gravity_ball_drop.mp4"
 
@@ -22,15 +24,11 @@ TILE_PROMPTS = {
 
 @pytest.mark.parametrize("tile", sorted(TILE_PROMPTS))
 def test_physion_tiles_are_never_contradicted(components, external_clip, tile, tmp_path):
-    from critic.run import critique
-
     v = critique(external_clip(f"{TILES}/{tile}.mp4"), TILE_PROMPTS[tile], components, tmp_path)
     assert v.verdict != "contradicted", [(c.text, c.state, c.reason) for c in v.claims if c.state == "contradicted"]
 
 
 def test_real_slow_motion_drop_is_never_contradicted(components, external_clip, tmp_path):
-    from critic.run import critique
-
     v = critique(external_clip(REAL), "A red ball is dropped and falls to the floor.", components, tmp_path)
     assert v.verdict != "contradicted", [(c.text, c.state, c.reason) for c in v.claims if c.state == "contradicted"]
     assert v.sanity.likely_slow_motion
@@ -40,8 +38,6 @@ def test_real_slow_motion_drop_is_never_contradicted(components, external_clip, 
 def test_real_drop_with_a_plain_prompt_is_not_contradicted_on_size(components, external_clip, tmp_path):
     """No colour word: several blobs move (the hand, the ball, reflections), so the ball is not bound firmly and
     a size change measured on whichever blob was picked cannot contradict the prompt."""
-    from critic.run import critique
-
     v = critique(external_clip(REAL), "A ball is dropped, falls to the floor and bounces.", components, tmp_path)
     assert v.verdict != "contradicted", [(c.text, c.state, c.reason) for c in v.claims if c.state == "contradicted"]
     size = [c for c in v.claims if "size" in c.text]

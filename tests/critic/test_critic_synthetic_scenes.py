@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from critic.run import critique
+from critic.video import context_from_arrays
+
 
 SCENES = {
     "thrown_ball": "A red ball is thrown, bounces off the wall and lands on the floor.",
@@ -26,9 +29,6 @@ def render(name: str, width: int = 212, height: int = 120):
 
 @pytest.mark.parametrize("scene", sorted(SCENES))
 def test_correct_scene_render_is_supported(components, scene, tmp_path):
-    from critic.run import critique
-    from critic.video import context_from_arrays
-
     out, spec = render(scene)
     video = context_from_arrays(out.rgb, spec.fps, name=scene)
     v = critique(scene, SCENES[scene], components, tmp_path, video=video)

@@ -1,8 +1,10 @@
 """Helpers for the experiments tests: run the experiments app in a subprocess, in a temporary folder."""
 
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -12,12 +14,39 @@ TINY = ["generator=tiny_random", "video.width=32", "video.height=32", "video.num
         "num_steps=3"]
 
 
+def _app_env(env=None):
+    return {**os.environ, "WANDB_MODE": "offline", "WANDB_SILENT": "true", "HF_HUB_OFFLINE": "1",
+            "PYTHONHASHSEED": "0", **(env or {})}
+
+
 def run_app(args, cwd, *, module="experiments.run", env=None, timeout=600):
     """Run ``python -m <module> ARGS`` in ``cwd``; returns the CompletedProcess (text output)."""
-    full_env = {**os.environ, "WANDB_MODE": "offline", "WANDB_SILENT": "true", "HF_HUB_OFFLINE": "1",
-                "PYTHONHASHSEED": "0", **(env or {})}
-    return subprocess.run([sys.executable, "-m", module, *args], cwd=cwd, env=full_env, capture_output=True,
+    return subprocess.run([sys.executable, "-m", module, *args], cwd=cwd, env=_app_env(env), capture_output=True,
                           text=True, timeout=timeout)
+
+
+def kill_app_when(args, cwd, condition, *, module="experiments.run", timeout=600) -> int:
+    """Run ``python -m <module> ARGS`` in ``cwd`` and kill it, with everything it started, by SIGKILL (no
+    handler runs, nothing is flushed: as a cluster scheduler or the out-of-memory killer ends a job) as soon as
+    ``condition()`` holds. Returns its exit status (``-SIGKILL``); fails when it ends by itself first."""
+    # Its own session, so that the kill reaches its children too (the W&B service).
+    proc = subprocess.Popen([sys.executable, "-m", module, *args], cwd=cwd, env=_app_env(), start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + timeout
+    try:
+        while not condition():
+            if proc.poll() is not None:
+                pytest.fail(f"ended by itself (exit {proc.returncode}) before the kill: {proc.stderr.read()[-3000:]}")
+            if time.monotonic() > deadline:
+                pytest.fail(f"condition not reached within {timeout} s")
+            time.sleep(0.02)
+        os.killpg(proc.pid, signal.SIGKILL)
+        return proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        proc.stderr.close()
 
 
 @pytest.fixture

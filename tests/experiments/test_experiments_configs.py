@@ -4,7 +4,9 @@ from pathlib import Path
 
 import pytest
 from hydra import compose, initialize_config_dir
-from hydra.utils import instantiate
+from hydra.utils import get_class, instantiate
+
+from experiments.executors import executor_name
 
 CONF = Path(__file__).resolve().parents[2] / "conf"
 GROUPS = ("tracker", "executor", "job")
@@ -20,7 +22,9 @@ def test_group_option_instantiates(group, option):
     with initialize_config_dir(version_base="1.3", config_dir=str(CONF)):
         cfg = compose("experiments_app", overrides=[f"{group}={option}"])
     obj = instantiate(cfg[group])
-    assert callable(obj) or hasattr(obj, "start")
+    assert type(obj) is get_class(cfg[group]._target_)
+    if group == "executor":  # the name summary.csv records is the option's
+        assert executor_name(obj) == option
 
 
 @pytest.mark.parametrize("preset", PRESETS)

@@ -4,6 +4,7 @@ import csv
 
 from experiments import jobstate
 from experiments.ablation import score_verdicts
+from experiments.summary import main
 from veriphy.files import write_json
 from veriphy.manifest import write_manifest
 
@@ -68,8 +69,6 @@ def test_ablation_scores():
 
 def test_summary_command_rewrites_the_table(tmp_path, capsys):
     import pytest
-
-    from experiments.summary import main
 
     _job(tmp_path, "job_1", 0.5)
     assert main([str(tmp_path)]) == 0

@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 
 from experiments import jobstate
+from sim.io import save_spec
+from sim.scenes import thrown_ball
 
 from .conftest import TINY, job_dirs, run_app
 
@@ -34,9 +36,6 @@ def test_every_preset_has_a_tiny_run():
 def test_preset_runs_in_tiny_form(preset, tmp_path):
     args = list(TINY_ARGS[preset])
     if preset == "demo":
-        from sim.io import save_spec
-        from sim.scenes import thrown_ball
-
         save_spec(thrown_ball(), tmp_path / "scene.json")
         args.append(f"scene.path={tmp_path / 'scene.json'}")
     out = run_app(args, tmp_path, env={"VERIPHY_LLM_BASE_URL": "http://127.0.0.1:9/v1"})

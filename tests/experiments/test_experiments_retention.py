@@ -6,7 +6,12 @@ import math
 import numpy as np
 import pytest
 
+from control.depth import DepthControl
+from experiments.executors import ClipRequest, ControlAsClipExecutor
 from experiments.retention import RetentionConfig, flat_metrics, score_retention, window_frame_masks
+from experiments.scene import VideoSize, simulate_scene
+from experiments.tracking import CriticObjectTracker
+from sim.scenes import thrown_ball
 from sim.types import Window
 
 
@@ -21,12 +26,12 @@ def test_identical_paths_score_one_and_zero_disagreement():
     score = score_retention(sim.copy(), np.ones(12, bool), sim, masks)
     for window in ("airborne", "after_ground"):
         for axis in ("x", "y"):
-            cell = score["windows"][window][axis]
-            assert cell["r"] == pytest.approx(1.0)
-            assert cell["retained"] is True and cell["frames"] == 6 and cell["status"] == "ok"
-    assert score["median_abs_px"] == {"x": 0.0, "y": 0.0}
-    assert score["frames_measurable"] == 12
-    assert score["sideways_travel_px"]["tracked"] == pytest.approx(33.0)
+            cell = score.windows[window].axis(axis)
+            assert cell.r == pytest.approx(1.0)
+            assert cell.retained is True and cell.frames == 6 and cell.status == "ok"
+    assert score.median_abs_px == {"x": 0.0, "y": 0.0}
+    assert score.frames_measurable == 12
+    assert score.sideways_travel_px["tracked"] == pytest.approx(33.0)
 
 
 def test_only_frames_measurable_in_both_count():
@@ -39,9 +44,9 @@ def test_only_frames_measurable_in_both_count():
     sim_nan[4] = np.nan              # behind the camera
     masks = {"airborne": np.ones(12, bool), "after_ground": np.zeros(12, bool)}
     score = score_retention(tracked, visible, sim_nan, masks)
-    assert score["frames_measurable"] == 8
-    assert score["windows"]["airborne"]["x"]["frames"] == 8
-    assert score["median_abs_px"] == {"x": 0.5, "y": 0.5}
+    assert score.frames_measurable == 8
+    assert score.windows["airborne"].x.frames == 8
+    assert score.median_abs_px == {"x": 0.5, "y": 0.5}
 
 
 def test_too_few_frames_and_constant_paths_give_no_correlation_never_nan():
@@ -50,11 +55,11 @@ def test_too_few_frames_and_constant_paths_give_no_correlation_never_nan():
     tracked = sim.copy()
     tracked[:, 0] = 7.0  # constant across the frame
     score = score_retention(tracked, np.ones(12, bool), sim, masks, RetentionConfig(min_frames=3))
-    air = score["windows"]["airborne"]
-    assert air["x"]["r"] is None and air["x"]["retained"] is None and "too few frames" in air["x"]["status"]
-    after = score["windows"]["after_ground"]
-    assert after["x"]["r"] is None and "constant" in after["x"]["status"]
-    assert after["y"]["r"] == pytest.approx(1.0)
+    air = score.windows["airborne"]
+    assert air.x.r is None and air.x.retained is None and "too few frames" in air.x.status
+    after = score.windows["after_ground"]
+    assert after.x.r is None and "constant" in after.x.status
+    assert after.y.r == pytest.approx(1.0)
     row = flat_metrics(score)
     assert not any(isinstance(v, float) and math.isnan(v) for v in row.values())
     assert row["r_airborne_x"] is None
@@ -66,9 +71,9 @@ def test_anticorrelated_path_is_not_retained():
     tracked[:, 0] = tracked[::-1, 0]
     score = score_retention(tracked, np.ones(12, bool), sim, {"airborne": np.ones(12, bool)},
                             RetentionConfig(threshold=0.7))
-    assert score["windows"]["airborne"]["x"]["r"] == pytest.approx(-1.0)
-    assert score["windows"]["airborne"]["x"]["retained"] is False
-    assert score["windows"]["after_ground"]["x"]["frames"] == 0
+    assert score.windows["airborne"].x.r == pytest.approx(-1.0)
+    assert score.windows["airborne"].x.retained is False
+    assert score.windows["after_ground"].x.frames == 0
 
 
 def test_window_masks_from_trajectory_windows():
@@ -85,12 +90,6 @@ def test_window_masks_from_trajectory_windows():
 def test_control_video_as_clip_is_retained_on_both_axes_and_windows():
     """The paper's generated-vs-control check on the pipeline itself: tracking the control video and scoring
     it against the projected simulated path gives r >= 0.999 and a median disagreement <= 1 px."""
-    from control.depth import DepthControl
-    from experiments.executors import ClipRequest, ControlAsClipExecutor
-    from experiments.scene import VideoSize, simulate_scene
-    from experiments.tracking import CriticObjectTracker
-    from sim.scenes import thrown_ball
-
     scene = simulate_scene(thrown_ball(), VideoSize(width=160, height=96, num_frames=17, fps=8.0),
                            DepthControl(progress=False))
     clip = ControlAsClipExecutor()(ClipRequest(control=scene.control, prompt="", seed=0, num_steps=1,
@@ -100,8 +99,8 @@ def test_control_video_as_clip_is_retained_on_both_axes_and_windows():
                             scene.window_masks, RetentionConfig(), track.area_px)
     for window in ("airborne", "after_ground"):
         for axis in ("x", "y"):
-            cell = score["windows"][window][axis]
-            assert cell["frames"] >= 5, (window, axis, cell)
-            assert cell["r"] >= 0.999, (window, axis, cell)
-        assert max(score["windows"][window]["median_abs_px"].values()) <= 1.0
-    assert max(score["median_abs_px"].values()) <= 1.0
+            cell = score.windows[window].axis(axis)
+            assert cell.frames >= 5, (window, axis, cell)
+            assert cell.r >= 0.999, (window, axis, cell)
+        assert max(score.windows[window].median_abs_px.values()) <= 1.0
+    assert max(score.median_abs_px.values()) <= 1.0

@@ -2,33 +2,36 @@
 figures."""
 
 import csv
+import signal
 
 import pytest
 
 from experiments import jobstate
 from experiments.figures import make_figures
 
-from .conftest import TINY, job_dirs, run_app
+from .conftest import TINY, job_dirs, kill_app_when, run_app
 
 SWEEP = ["-m", "experiment=release_sweep", "probe.release_step=0,2,3", *TINY]
 
 
 @pytest.fixture(scope="module")
 def killed_and_resumed(tmp_path_factory):
-    """A 3-point naive sweep with W&B offline, killed after its first job, then run again."""
+    """A 3-point naive sweep with W&B offline, killed by SIGKILL inside its second job (once that job has
+    written its first file, well before its metrics), then run again."""
     cwd = tmp_path_factory.mktemp("sweep")
-    first = run_app([*SWEEP, "sweep_name=naive", "tracker=wandb", "debug.stop_after_jobs=1"], cwd)
     sweep_dir = cwd / "outputs" / "release_sweep" / "naive"
+    second_job_started = (sweep_dir / "thrown_ball_seed0_release2" / "scoring.json").is_file
+    killed = kill_app_when([*SWEEP, "sweep_name=naive", "tracker=wandb"], cwd, second_job_started)
     after_kill = {p.name: jobstate.job_complete(p) for p in job_dirs(sweep_dir)}
     second = run_app([*SWEEP, "sweep_name=naive", "tracker=wandb"], cwd)
-    return cwd, sweep_dir, first, after_kill, second
+    return cwd, sweep_dir, killed, after_kill, second
 
 
 def test_killed_sweep_resumes_without_loss_or_duplicates(killed_and_resumed):
-    cwd, sweep_dir, first, after_kill, second = killed_and_resumed
-    assert first.returncode == 75, first.stderr[-3000:]
-    # one complete job, one partial (its clip written, no metrics), the third never started
-    assert sorted(after_kill.values()) == [False, True], after_kill
+    cwd, sweep_dir, killed, after_kill, second = killed_and_resumed
+    assert killed == -signal.SIGKILL
+    # one complete job, one partial (started, no metrics), the third never started
+    assert after_kill == {"thrown_ball_seed0_release0": True, "thrown_ball_seed0_release2": False}, after_kill
     assert second.returncode == 0, second.stderr[-3000:]
     jobs = job_dirs(sweep_dir)
     assert [p.name for p in jobs] == [f"thrown_ball_seed0_release{i}" for i in (0, 2, 3)]

@@ -7,6 +7,8 @@ import pytest
 import torch
 
 from control.types import ControlVideo
+from generate.models import TinyGenerator
+from generate.pipeline import control_images, generate_clip, to_uint8
 
 T, H, W = 9, 32, 32
 N_STEPS = 4
@@ -30,8 +32,6 @@ def control() -> ControlVideo:
 
 
 def _pipe(two_experts: bool):
-    from generate.models import TinyGenerator
-
     torch.set_num_threads(1)
     return TinyGenerator(seed=0, sizes={"two_experts": two_experts}).load()
 
@@ -48,8 +48,6 @@ def pipe2():
 
 def stock_frames(pipe, control: ControlVideo, *, seed: int, num_steps: int = N_STEPS, **kwargs) -> np.ndarray:
     """The unmodified ``WanVACEPipeline.__call__`` on the same inputs, as uint8 frames."""
-    from generate.pipeline import control_images, to_uint8
-
     video, mask = control_images(control)
     t, h, w = control.shape_thw
     out = pipe(prompt=PROMPT, negative_prompt="", video=video, mask=mask, height=h, width=w, num_frames=t,
@@ -59,8 +57,6 @@ def stock_frames(pipe, control: ControlVideo, *, seed: int, num_steps: int = N_S
 
 
 def gen(pipe, control: ControlVideo, *, seed: int = 0, num_steps: int = N_STEPS, **kwargs):
-    from generate.pipeline import generate_clip
-
     return generate_clip(pipe, control, PROMPT, seed=seed, num_steps=num_steps, max_sequence_length=MAX_SEQ,
                          progress=False, **kwargs)
 

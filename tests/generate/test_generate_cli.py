@@ -8,6 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from control.io import save_control
+from generate.io import load_clip
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -18,9 +21,6 @@ def _run(args, cwd):
 
 
 def test_cli_writes_clip_and_refuses_wrong_size(make_control_video, tmp_path):
-    from control.io import save_control
-    from generate.io import load_clip
-
     save_control(make_control_video(9, 32, 32), tmp_path / "ctl")
     (tmp_path / "prompt.txt").write_text("a red ball bounces\n")
     out = tmp_path / "run"
@@ -41,9 +41,6 @@ def test_cli_writes_clip_and_refuses_wrong_size(make_control_video, tmp_path):
 
 
 def test_cli_sweep_writes_one_folder_per_release_step(make_control_video, tmp_path):
-    from control.io import save_control
-    from generate.io import load_clip
-
     save_control(make_control_video(5, 16, 16), tmp_path / "ctl")
     out = tmp_path / "run"
     res = _run(["control=" + str(tmp_path / "ctl"), "prompt=a ball", "num_steps=2", "sweep=[2,1]",

@@ -6,7 +6,9 @@ from pathlib import Path
 
 import pytest
 from hydra import compose, initialize_config_dir
-from hydra.utils import instantiate
+from hydra.utils import get_class, instantiate
+
+from veriphy.errors import UserError
 
 CONF = Path(__file__).resolve().parents[2] / "conf"
 
@@ -31,11 +33,11 @@ def test_generator_configs_instantiate(option):
     overrides = [f"generator={option}"]
     if option.startswith("wan"):
         overrides.append("generator.path=/nonexistent/weights")
-    builder = instantiate(_compose(overrides).generator, _convert_="all")
-    assert hasattr(builder, "load") and builder.max_sequence_length > 0
+    node = _compose(overrides).generator
+    builder = instantiate(node, _convert_="all")
+    assert type(builder) is get_class(node._target_)
+    assert builder.max_sequence_length == node.max_sequence_length > 0
     if option.startswith("wan"):
-        from veriphy.errors import UserError
-
         with pytest.raises(UserError, match="not found"):
             builder.load()  # fails before importing any weights
 

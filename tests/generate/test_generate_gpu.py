@@ -6,16 +6,16 @@ import numpy as np
 import pytest
 import torch
 
+from generate.models import WanVACEGenerator
+from generate.pipeline import generate_clip
+from generate.sweep import generate_release_sweep
+from generate.tiny import build_tiny_pipeline
+
 pytestmark = pytest.mark.gpu
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
 def test_probe_on_cuda_bf16(control, sizes, tmp_path):
-    from generate.models import WanVACEGenerator
-    from generate.pipeline import generate_clip
-    from generate.sweep import generate_release_sweep
-    from generate.tiny import build_tiny_pipeline
-
     build_tiny_pipeline(seed=0, two_experts=True).save_pretrained(tmp_path)
     pipe = WanVACEGenerator(path=str(tmp_path), transformer_dtype="bfloat16", device="cuda", two_experts=True).load()
     kw = dict(seed=0, num_steps=sizes["N"], max_sequence_length=sizes["max_seq"], progress=False)

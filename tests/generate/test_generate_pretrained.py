@@ -10,6 +10,13 @@ import numpy as np
 import pytest
 import torch
 
+from control.types import ControlVideo
+from experiments.evaluate_tiny.card import card_parts
+from experiments.tracking import CriticObjectTracker
+from generate.data import prompt_tokenizer
+from generate.models import TinyGenerator
+from generate.pipeline import generate_clip
+
 ROOT = Path(__file__).resolve().parents[2]
 PRETRAINED = ROOT / "generate" / "pretrained"
 MAX_BYTES = 25 * 1024 * 1024
@@ -36,8 +43,6 @@ def test_directory_is_small_safetensors_with_a_card():
     for needle in ("python -m generate.train", "Seed:", "Data:", "Training time:"):
         assert needle in card
     # Its measured section is the evaluation's, written by `experiments.evaluate_tiny card=...`, never a stub.
-    from experiments.evaluate_tiny import card_parts
-
     _, section, _ = card_parts(PRETRAINED / "MODEL_CARD.md")
     assert "Not evaluated yet" not in section and "| control throughout (i* = N) |" in section
     assert (PRETRAINED / "evaluation" / "report.md").is_file()
@@ -47,15 +52,11 @@ def test_directory_is_small_safetensors_with_a_card():
 
 def test_tokenizer_is_the_prompt_vocabulary_it_was_trained_on(pipe):
     """The shipped word ids are the code's: a change to the prompt templates' words needs a retrained model."""
-    from generate.data import prompt_tokenizer
-
     assert pipe.tokenizer.get_vocab() == prompt_tokenizer().get_vocab()
     assert pipe.text_encoder.config.vocab_size == len(pipe.tokenizer)
 
 
 def test_loads_as_float32_and_the_tiny_generator_uses_it(pipe):
-    from generate.models import TinyGenerator
-
     assert pipe.transformer.dtype == torch.float32 and pipe.vae.dtype == torch.float32
     loaded = TinyGenerator(pretrained_dir="pretrained").load()
     assert loaded.veriphy_model_id.startswith("tiny-pretrained")
@@ -70,10 +71,6 @@ def test_generates_a_clip_that_follows_the_control(pipe, direction):
     moves with it (Pearson r of x >= 0.9 over the frames it is seen in, seen in most frames). Prompt length and
     guidance from the ``tiny`` generator's config, 20 steps."""
     from omegaconf import OmegaConf
-
-    from control.types import ControlVideo
-    from experiments.tracking import CriticObjectTracker
-    from generate.pipeline import generate_clip
 
     t, h, w = 17, 64, 64
     yy, xx = np.mgrid[:h, :w]

@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 import torch
 
-from generate.probe import ProbedWanVACETransformer3DModel, ReleaseCallback, WithdrawalProbe
+from generate.probe import ProbedWanVACETransformer3DModel, ReleaseCallback, WithdrawalProbe, make_probeable
 from generate.schedulers import schedule_of
+from generate.tiny import build_tiny_pipeline
 
 
 def test_adding_zero_times_a_finite_hint_is_exact():
@@ -109,9 +110,6 @@ def test_bypassed_probe_is_detected_not_ignored(control, run_clip):
     import types
 
     from diffusers import WanVACETransformer3DModel
-
-    from generate.probe import make_probeable
-    from generate.tiny import build_tiny_pipeline
 
     hooked = build_tiny_pipeline(seed=0)
     hooked.transformer._hf_hook = object()  # as accelerate's offload leaves it

@@ -3,15 +3,26 @@ resume equal to an uninterrupted run, and the exported pipeline loading offline.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
+from diffusers import WanVACEPipeline
 from hydra.utils import instantiate
 from omegaconf import OmegaConf
 
-import generate.train as train
+import generate.train.transformer as transformer_stage
+import sim.scenes as scenes
+from generate.data import SceneSampler, make_clip, mirror_x, prompt_tokenizer, prompt_vocabulary
+from generate.probe import ProbedWanVACETransformer3DModel
+from generate.tiny import WORD_SPECIAL_TOKENS
+from generate.train.encode import prompt_embeddings, prompt_tokens
+from generate.train.models import build_text_encoder, build_transformer
+from generate.train.run import run_training
+from generate.train.vae import ball_crops
+from sim.engine import simulate
 
 CONF = Path(__file__).resolve().parents[2] / "conf" / "train"
 
@@ -24,8 +35,6 @@ def smoke(tmp_path: Path):
 
 
 def test_clip_is_a_pure_function_of_seed_and_index():
-    from generate.data import SceneSampler, make_clip
-
     sampler = SceneSampler(width_px=32, height_px=32, num_frames=5, fps=4.0, min_radius_px=0.5,
                            min_airborne_frames=2)
     a, b = make_clip(sampler, 3, 1), make_clip(sampler, 3, 1)
@@ -40,9 +49,6 @@ def test_clip_is_a_pure_function_of_seed_and_index():
 def test_prompt_tokenizer_gives_each_word_its_own_id():
     """Every word a training prompt can hold has one id (no <unk>), the same words the same ids in any case,
     other words <unk>, and </s> closes the sequence; the text encoder's vocabulary follows the tokenizer."""
-    from generate.data import prompt_tokenizer, prompt_vocabulary
-    from generate.tiny import WORD_SPECIAL_TOKENS
-
     tok = prompt_tokenizer()
     unk, eos = tok.convert_tokens_to_ids("<unk>"), tok.eos_token_id
     vocabulary = prompt_vocabulary()
@@ -56,16 +62,12 @@ def test_prompt_tokenizer_gives_each_word_its_own_id():
     assert tok("a zebra").input_ids == [tok.convert_tokens_to_ids("a"), unk, eos]
     assert prompt_tokenizer().get_vocab() == tok.get_vocab()
     tr_cfg = instantiate(OmegaConf.load(CONF / "transformer" / "smoke.yaml"))
-    assert train.build_text_encoder(tr_cfg.text_encoder, 0, tok).config.vocab_size == len(tok)
+    assert build_text_encoder(tr_cfg.text_encoder, 0, tok).config.vocab_size == len(tok)
     with pytest.raises(ValueError, match="vocab_size"):
-        train.build_text_encoder({**tr_cfg.text_encoder, "vocab_size": 384}, 0, tok)
+        build_text_encoder({**tr_cfg.text_encoder, "vocab_size": 384}, 0, tok)
 
 
 def test_mirror_reverses_the_direction():
-    import sim.scenes as scenes
-    from generate.data import mirror_x
-    from sim.engine import simulate
-
     spec = scenes.thrown_ball(fps=8.0, num_frames=9, target_x_m=None)
     right = np.asarray(simulate(spec).position_m)[0]
     left = np.asarray(simulate(mirror_x(spec)).position_m)[0]
@@ -75,14 +77,10 @@ def test_mirror_reverses_the_direction():
 
 @pytest.mark.parametrize("train_text_encoder", [True, False])
 def test_training_runs_exports_and_loads_offline(tmp_path, train_text_encoder):
-    from dataclasses import replace
-
-    from diffusers import WanVACEPipeline
-
     data, vae_cfg, tr_cfg = smoke(tmp_path)
     tr_cfg = replace(tr_cfg, train_text_encoder=train_text_encoder)
-    res = train.run_training(data=data, vae_cfg=vae_cfg, transformer_cfg=tr_cfg, workdir=tmp_path / "work",
-                             seed=0, export_dir=tmp_path / "shipped", command="test", progress=False)
+    res = run_training(data=data, vae_cfg=vae_cfg, transformer_cfg=tr_cfg, workdir=tmp_path / "work",
+                       seed=0, export_dir=tmp_path / "shipped", command="test", progress=False)
     assert (tmp_path / "shipped" / "MODEL_CARD.md").is_file()
     assert list((tmp_path / "shipped").rglob("*.safetensors"))
     card = (tmp_path / "shipped" / "MODEL_CARD.md").read_text()
@@ -100,23 +98,23 @@ def test_resume_equals_an_uninterrupted_run(tmp_path, monkeypatch):
     data, vae_cfg, tr_cfg = smoke(tmp_path)
     kwargs = dict(data=data, vae_cfg=vae_cfg, transformer_cfg=tr_cfg, seed=0, export_dir=None, command="test",
                   progress=False)
-    train.run_training(workdir=tmp_path / "straight", **kwargs)
+    run_training(workdir=tmp_path / "straight", **kwargs)
 
     # Interrupt the second run right after its first transformer checkpoint, then run it again.
-    real_save = train.save_state
+    real_save = transformer_stage.save_state
 
     def crash_after_first_transformer_checkpoint(path, state):
         real_save(path, state)
         if Path(path).name == "transformer_state.pt":
             raise KeyboardInterrupt
 
-    monkeypatch.setattr(train, "save_state", crash_after_first_transformer_checkpoint)
+    monkeypatch.setattr(transformer_stage, "save_state", crash_after_first_transformer_checkpoint)
     with pytest.raises(KeyboardInterrupt):
-        train.run_training(workdir=tmp_path / "resumed", **kwargs)
+        run_training(workdir=tmp_path / "resumed", **kwargs)
     assert torch.load(tmp_path / "resumed" / "transformer_state.pt", weights_only=False)["step"] == \
         tr_cfg.checkpoint_every
-    monkeypatch.setattr(train, "save_state", real_save)
-    train.run_training(workdir=tmp_path / "resumed", **kwargs)
+    monkeypatch.setattr(transformer_stage, "save_state", real_save)
+    run_training(workdir=tmp_path / "resumed", **kwargs)
 
     a = torch.load(tmp_path / "straight" / "transformer_state.pt", weights_only=False)
     b = torch.load(tmp_path / "resumed" / "transformer_state.pt", weights_only=False)
@@ -139,22 +137,20 @@ def test_resume_equals_an_uninterrupted_run(tmp_path, monkeypatch):
 def test_encoded_latents_are_reused_only_for_the_same_settings(tmp_path, monkeypatch):
     """A work folder's ``encoded.pt`` is kept while its inputs are unchanged and rebuilt when they change (here
     the prompt length), so a changed setting never trains on stale latents."""
-    from dataclasses import replace
-
     data, vae_cfg, tr_cfg = smoke(tmp_path)
     kwargs = dict(data=data, vae_cfg=vae_cfg, workdir=tmp_path / "work", seed=0, export_dir=None, command="test",
                   progress=False, stop_after="encode")
-    train.run_training(transformer_cfg=tr_cfg, **kwargs)
+    run_training(transformer_cfg=tr_cfg, **kwargs)
     cache = tmp_path / "work" / "encoded.pt"
     first = torch.load(cache, weights_only=False)
     assert "text" not in first  # the trained text encoder embeds prompts itself: no frozen table is kept
     assert first["text_ids"].shape[1] == tr_cfg.max_sequence_length
     stamp = cache.stat().st_mtime_ns
-    train.run_training(transformer_cfg=tr_cfg, **kwargs)
+    run_training(transformer_cfg=tr_cfg, **kwargs)
     assert cache.stat().st_mtime_ns == stamp
 
     shorter = replace(tr_cfg, max_sequence_length=tr_cfg.max_sequence_length // 2)
-    train.run_training(transformer_cfg=shorter, **kwargs)
+    run_training(transformer_cfg=shorter, **kwargs)
     second = torch.load(cache, weights_only=False)
     assert second["text_ids"].shape[1] == shorter.max_sequence_length and second["key"] != first["key"]
     torch.testing.assert_close(second["x0"], first["x0"], rtol=0, atol=0)
@@ -165,28 +161,26 @@ def test_encoded_latents_are_reused_only_for_the_same_settings(tmp_path, monkeyp
     def no_load(*args, **kwargs):
         raise AssertionError("a stale cache was loaded")
 
-    monkeypatch.setattr(train.torch, "load", no_load)
-    train.run_training(transformer_cfg=tr_cfg, **kwargs)
+    monkeypatch.setattr(torch, "load", no_load)
+    run_training(transformer_cfg=tr_cfg, **kwargs)
     assert key_file.read_text() == first["key"]
 
 
 def test_trained_text_encoder_ships_and_prompt_embeddings_match_the_pipeline(tmp_path):
     """The training-side embedding (differentiable) equals the pipeline's ``encode_prompt``, and the shipped
     text encoder is the trained one (not the initialisation)."""
-    from diffusers import WanVACEPipeline
-
     data, vae_cfg, tr_cfg = smoke(tmp_path)
-    train.run_training(data=data, vae_cfg=vae_cfg, transformer_cfg=tr_cfg, workdir=tmp_path / "work", seed=0,
-                       export_dir=None, command="test", progress=False)
+    run_training(data=data, vae_cfg=vae_cfg, transformer_cfg=tr_cfg, workdir=tmp_path / "work", seed=0,
+                 export_dir=None, command="test", progress=False)
     pipe = WanVACEPipeline.from_pretrained(tmp_path / "work" / "pipeline", local_files_only=True)
     prompts = ["a red ball is thrown to the left and bounces", "", "a blue ball rolls down a ramp"]
-    ids, attention = train.prompt_tokens(pipe, prompts, tr_cfg.max_sequence_length)
+    ids, attention = prompt_tokens(pipe, prompts, tr_cfg.max_sequence_length)
     with torch.no_grad():
-        ours = train.prompt_embeddings(pipe.text_encoder, ids, attention)
+        ours = prompt_embeddings(pipe.text_encoder, ids, attention)
     theirs, _ = pipe.encode_prompt(prompts, do_classifier_free_guidance=False,
                                    max_sequence_length=tr_cfg.max_sequence_length, device="cpu")
     torch.testing.assert_close(ours, theirs, rtol=1e-6, atol=1e-6)
-    initial = train.build_text_encoder(tr_cfg.text_encoder, 0, tr_cfg.tokenizer)
+    initial = build_text_encoder(tr_cfg.text_encoder, 0, tr_cfg.tokenizer)
     moved = [not torch.equal(a, b) for a, b in zip(pipe.text_encoder.state_dict().values(),
                                                    initial.state_dict().values())]
     assert any(moved)
@@ -195,10 +189,8 @@ def test_trained_text_encoder_ships_and_prompt_embeddings_match_the_pipeline(tmp
 
 def test_flow_matching_control_dropout_is_the_skip_path():
     """A sample whose control is dropped gets exactly the output of a forward without the VACE branch."""
-    from generate.probe import ProbedWanVACETransformer3DModel
-
     tr_cfg = instantiate(OmegaConf.load(CONF / "transformer" / "smoke.yaml"))
-    model = train.build_transformer(tr_cfg.model, 0).eval()
+    model = build_transformer(tr_cfg.model, 0).eval()
     x = torch.randn(2, 4, 2, 4, 4)
     ctrl = torch.randn(2, tr_cfg.model["vace_in_channels"], 2, 4, 4)
     text = torch.randn(2, 8, tr_cfg.model["text_dim"])
@@ -222,5 +214,5 @@ def test_ball_crops_follow_the_ball():
     mask[0, :, 10:12, 12:14] = True
     centers = np.tile(np.array([[12.5, 10.5]]), (1, 3, 1))
     g = torch.Generator().manual_seed(0)
-    _, m = train.ball_crops(rgb, mask, centers, 8, g)
+    _, m = ball_crops(rgb, mask, centers, 8, g)
     assert m.shape == (1, 3, 8, 8) and m.any()

@@ -2,20 +2,36 @@
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 
 import pytest
 from hydra import compose, initialize_config_dir
-from hydra.utils import instantiate
-from omegaconf import OmegaConf
+from hydra.utils import get_object, instantiate
+from omegaconf import DictConfig, OmegaConf
 
 CONF = Path(__file__).resolve().parents[2] / "conf"
 
 
 @pytest.mark.parametrize("path", sorted((CONF / "train").rglob("*.yaml")), ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_train_group_option_instantiates(path):
-    obj = instantiate(OmegaConf.load(path))
-    assert obj is not None
+    """The object is of the class the option names, and every setting the option states reaches it."""
+    node = OmegaConf.load(path)
+    _assert_built_from(instantiate(node), node, path.stem)
+
+
+def _assert_built_from(obj, node: DictConfig, where: str) -> None:
+    target = get_object(node._target_)
+    if inspect.isclass(target):
+        assert type(obj) is target, where
+    for key, value in node.items():
+        if key.startswith("_"):
+            continue
+        if OmegaConf.is_dict(value) and "_target_" in value:
+            _assert_built_from(getattr(obj, key), value, f"{where}.{key}")
+        else:
+            stated = OmegaConf.to_container(value) if OmegaConf.is_config(value) else value
+            assert getattr(obj, key) == stated, f"{where}.{key}"
 
 
 def test_train_app_composes():

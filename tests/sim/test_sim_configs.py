@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 from hydra import compose, initialize_config_dir
-from hydra.utils import instantiate
+from hydra.utils import get_class, instantiate
 from omegaconf import OmegaConf
 
 from sim.engine import EngineSettings
@@ -38,8 +38,9 @@ def test_scene_configs_instantiate(option):
 
 @pytest.mark.parametrize("option", _options("author"))
 def test_author_configs_instantiate(option):
-    author = instantiate(_compose(f"author={option}").author)
-    assert callable(author.propose)
+    node = _compose(f"author={option}").author
+    author = instantiate(node)
+    assert type(author) is get_class(node._target_) and author.name == option
 
 
 @pytest.mark.parametrize("option", _options("sim"))

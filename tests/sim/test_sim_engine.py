@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from sim import engine, scenes
+from sim.camera import out_of_frame_px, project, projected_radius_px
 from sim.io import save_trajectory
 from sim.types import SceneSpec
 
@@ -114,8 +115,6 @@ def test_load_scene_and_set_object_poses():
 
 
 def test_camera_frames_each_template():
-    from sim.camera import out_of_frame_px, project, projected_radius_px
-
     for spec in (scenes.thrown_ball(), scenes.ramp(), scenes.dominoes(), scenes.collision()):
         assert (spec.camera.width_px, spec.camera.height_px) == (848, 480)
         traj = engine.simulate(spec)

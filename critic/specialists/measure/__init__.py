@@ -1,0 +1,87 @@
+"""``measure``: the eleven track-based physical measurements (DESIGN §5), offline, from tracks alone.
+
+Displacements are in the subject's radii (``kinematics.radius``), times from the container. Every answer
+states what was required and what was measured, and the event windows found (``QuantitySpec.events``). The
+tolerances are chosen so that a correct clip is never contradicted by tracking noise; where a check cannot tell
+(no floor line, the subject left the frame, slow motion for a magnitude), the state is unknown with the reason. A
+track whose binding to its subject is not firm (``tracking.grounding_doubt``) gives unknown whatever it measured:
+the measurement may be about another object.
+
+One module per family of quantities (``fall``: free fall and support, ``bounce``, ``continuity``: continuity and
+permanence, ``size``, ``direction``, ``contact``: contact and collision response, ``rest``, ``penetration``) and
+what they share in ``common``. :data:`MEASURES` names the function of each quantity of
+:data:`critic.types.QUANTITY_SPECS`; importing this module fails when the two disagree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from critic.specialists.base import unknown
+from critic.specialists.measure.bounce import bounce
+from critic.specialists.measure.common import Measure, Tolerances, pick, withhold_if_doubtful
+from critic.specialists.measure.contact import collision_response, contact
+from critic.specialists.measure.continuity import continuity, permanence
+from critic.specialists.measure.direction import direction
+from critic.specialists.measure.fall import free_fall, support
+from critic.specialists.measure.penetration import penetration
+from critic.specialists.measure.rest import rest
+from critic.specialists.measure.size import size_constancy
+from critic.types import QUANTITY_SPECS, Measurement, MeasureOp, OperationInputs, VideoContext
+
+__all__ = ["MEASURES", "TrackMeasurer", "check_measures", "withhold_if_doubtful"]
+
+#: The function that measures each quantity (keys: exactly those of ``critic.types.QUANTITY_SPECS``).
+MEASURES: dict[str, Measure] = {
+    "free_fall": free_fall,
+    "support": support,
+    "bounce": bounce,
+    "penetration": penetration,
+    "continuity": continuity,
+    "permanence": permanence,
+    "size_constancy": size_constancy,
+    "direction": direction,
+    "collision_response": collision_response,
+    "rest": rest,
+    "contact": contact,
+}
+
+
+def check_measures(measures: Mapping[str, Measure]) -> None:
+    """Raise ``LookupError`` unless ``measures`` has one function for every quantity of the registry and no other."""
+    missing = sorted(set(QUANTITY_SPECS) - set(measures))
+    extra = sorted(set(measures) - set(QUANTITY_SPECS))
+    if missing or extra:
+        raise LookupError(f"measuring functions disagree with critic.types.QUANTITY_SPECS: no function for "
+                          f"{missing or 'none'}, function for unknown quantities {extra or 'none'}")
+
+
+check_measures(MEASURES)
+
+
+class TrackMeasurer:
+    """``measure`` specialist over tracks (offline default): picks the instance of each subject to measure, runs
+    the quantity's function from :data:`MEASURES`, and withholds a state measured on a doubtful track. The
+    arguments are tolerances (:class:`critic.specialists.measure.common.Tolerances` says what each one means)."""
+
+    name = "tracks"
+    version = "2"
+
+    def __init__(self, teleport_radii: float = 2.5, hover_radii: float = 1.5, morph_ratio: float = 1.6,
+                 morph_window_s: float = 0.3, rest_speed_radii_per_s: float = 1.0, contact_gap_radii: float = 0.35,
+                 noise_sigmas: float = 6.0, min_change_px: float = 2.5, abrupt_step: float = 1.4):
+        self.tolerances = Tolerances(
+            teleport_radii=teleport_radii, hover_radii=hover_radii, morph_ratio=morph_ratio,
+            morph_window_s=morph_window_s, rest_speed_radii_per_s=rest_speed_radii_per_s,
+            contact_gap_radii=contact_gap_radii, noise_sigmas=noise_sigmas, min_change_px=min_change_px,
+            abrupt_step=abrupt_step)
+
+    def run(self, op: MeasureOp, inputs: OperationInputs, video: VideoContext) -> Measurement:
+        track = pick(inputs.tracks.get(op.subject, ()))
+        if track is None:
+            return unknown(f"'{op.subject}' was not found in the clip", required=op.quantity)
+        other = pick(inputs.tracks.get(op.other, ())) if op.other else None
+        if op.other and other is None:
+            return unknown(f"'{op.other}' was not found in the clip", required=op.quantity)
+        result = MEASURES[op.quantity](op, track, other, video, self.tolerances)
+        return withhold_if_doubtful(result, [track] + ([other] if other is not None else []))

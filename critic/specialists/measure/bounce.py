@@ -1,0 +1,69 @@
+"""Bounce: a velocity reversal at a contact with a surface, rebounding no higher than the drop.
+
+Contacts come from ``kinematics.floor_contacts`` along the image's y axis (the floor) or x axis (``surface="wall"``),
+with sub-frame times where parabolas fit on both sides.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from critic.specialists.base import unknown
+from critic.specialists.kinematics import floor_contacts, observed, radius
+from critic.specialists.measure.common import Tolerances, measurement
+from critic.types import Measurement, MeasureOp, Track, VideoContext
+
+
+def bounce(op: MeasureOp, track: Track, other: Track | None, video: VideoContext, tol: Tolerances) -> Measurement:
+    """Bounces (``expect.n`` of them when given), each rebound no higher than its drop. Windows ``contact`` (the
+    first impact, one frame period around its sub-frame time) and ``rebound`` (from it to the next contact)."""
+    r = radius(track)
+    axis = 0 if op.surface == "wall" else 1
+    contacts = floor_contacts(track, axis=axis)
+    bounces = [c for c in contacts if c.kind == "bounce"]
+    req_n = f"{op.expect.n} bounce(s)" if op.expect.n is not None else ("bounces" if op.expect.holds else "no bounce")
+    req = f"{req_n}: velocity reversal at contact, rebound height <= drop height"
+    dt = video.frame_period_s
+    values = {"contacts": [c.__dict__ for c in contacts], "radius_px": r}
+    windows = {}
+    if bounces:
+        c0 = bounces[0]
+        windows["contact"] = video.window_s(c0.time_s - dt / 2, c0.time_s + dt / 2)
+        nxt = [c for c in contacts if c.frame > c0.frame]
+        end = nxt[0].frame if nxt else int(np.flatnonzero(observed(track))[-1])
+        windows["rebound"] = video.window(c0.frame, end)
+    for c in bounces:
+        if c.rebound_radii > 1.15 * c.drop_radii + 0.5:
+            return measurement("contradicted", "rebound height <= drop height",
+                               f"rebound {c.rebound_radii:.1f} radii after a drop of {c.drop_radii:.1f} radii",
+                               window=video.window(max(c.frame - 1, 0), c.frame + 2), windows=windows, **values)
+    if not op.expect.holds:
+        if bounces:
+            return measurement("contradicted", req, f"{len(bounces)} bounce(s)", window=windows["contact"],
+                               windows=windows, **values)
+        return measurement("supported", req, "no bounce", windows=windows, **values) if contacts else unknown(
+            "the subject never reaches a surface in view", required=req, **values)
+    if not contacts:
+        return unknown("no contact with a surface observed (it never comes down to one in view)", required=req,
+                       **values)
+    if not bounces:
+        c = contacts[0]
+        return measurement("contradicted", req, f"lands after a drop of {c.drop_radii:.1f} radii without rebounding",
+                           window=video.window(max(c.frame - 1, 0), min(c.frame + 3, video.num_frames - 1)),
+                           windows={"contact": video.window(c.frame, c.frame)}, **values)
+    if op.expect.n is not None:
+        clear = [c for c in bounces if c.rebound_radii >= 1.0]
+        if len(clear) <= op.expect.n <= len(bounces):
+            return measurement("supported", req, f"{len(bounces)} bounce(s) ({len(clear)} clear)",
+                               window=windows["contact"], windows=windows, **values)
+        if len(bounces) < op.expect.n and observed(track)[-1] and not track.touches_border[-1]:
+            return measurement("contradicted", req, f"{len(bounces)} bounce(s)", window=windows["rebound"],
+                               windows=windows, **values)
+        if len(clear) > op.expect.n:
+            c = clear[op.expect.n]
+            return measurement("contradicted", req, f"{len(clear)} clear bounce(s)",
+                               window=video.window(c.frame - 1, c.frame + 1), windows=windows, **values)
+        return unknown(f"{len(bounces)} bounce(s) seen, the clip may end before the rest", required=req, **values)
+    return measurement("supported", req, f"{len(bounces)} bounce(s); first rebound {bounces[0].rebound_radii:.1f} of "
+                       f"{bounces[0].drop_radii:.1f} radii dropped", window=windows["contact"], windows=windows,
+                       **values)

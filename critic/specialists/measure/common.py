@@ -1,0 +1,97 @@
+"""What every measurement module shares: the measurer's tolerances, the signature of a measuring function,
+the choice of the instance to measure, and the way an answer is written and withheld.
+
+Displacements are in the subject's radii (``kinematics.radius``), times from the container.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from critic.specialists.kinematics import observed
+from critic.specialists.tracking import grounding_doubt
+from critic.types import Cost, Measurement, MeasureOp, Track, VideoContext
+
+
+@dataclass(frozen=True)
+class Tolerances:
+    """The measurer's options (the arguments of ``critic.specialists.measure.TrackMeasurer``, which holds their
+    defaults), in radii, seconds, pixels or ratios."""
+
+    #: a jump larger than this many radii against the neighbouring velocities is a teleport
+    teleport_radii: float
+    #: a stationary run this many radii above the level the subject had landed on is hovering
+    hover_radii: float
+    #: a size change beyond this ratio within ``morph_window_s`` is morphing (depth changes are slower)
+    morph_ratio: float
+    morph_window_s: float
+    #: at the end of the clip, faster than twice this is still moving
+    rest_speed_radii_per_s: float
+    #: centres closer than the two radii plus this many (smaller) radii are touching
+    contact_gap_radii: float
+    #: a size change must exceed this many robust sigmas of the track's frame-to-frame log-size noise
+    noise_sigmas: float
+    #: ... and this many pixels of radius (box sides are whole pixels; blur adds about one)
+    min_change_px: float
+    #: a radius step larger than this between consecutive frames is a merge or split of blobs
+    abrupt_step: float
+
+
+#: A measuring function: ``(op, track, other, video, tolerances) -> Measurement``, where ``track`` is the instance
+#: of ``op.subject`` to measure and ``other`` that of ``op.other`` (None when the operation names no other subject).
+Measure = Callable[[MeasureOp, Track, Track | None, VideoContext, Tolerances], Measurement]
+
+
+def pick(tracks: tuple[Track, ...]) -> Track | None:
+    """The instance to measure: the one observed longest (a subject with several instances is measured on
+    each by the executor's plan; here the best-observed one). None when none is observed in 3 frames."""
+    tracks = [t for t in tracks if observed(t).sum() >= 3]
+    # the most salient instance: seen longest, weighted by its size
+    return max(tracks, key=lambda t: int(observed(t).sum()) * max(t.radius_px, 0.0)) if tracks else None
+
+
+def withhold_if_doubtful(result: Measurement, tracks: list[Track]) -> Measurement:
+    """A state measured on a track that may not be its subject (ambiguous grounding, see
+    ``tracking.binding_evidence``) is evidence neither against nor for the prompt: it becomes unknown, keeping
+    what was measured, the event windows found, and why the state is withheld."""
+    if result.state == "unknown":
+        return result
+    doubts = [d for d in (grounding_doubt(t) for t in tracks) if d]
+    if not doubts:
+        return result
+    what = "contradiction" if result.state == "contradicted" else "support"
+    return Measurement(state="unknown", required=result.required, measured=result.measured,
+                       reason="; ".join(doubts) + f" - the {what} measured on it is withheld",
+                       windows=result.windows, values={**result.values, "withheld": result.state},
+                       cost=result.cost)
+
+
+def floor_row_of(track: Track) -> float | None:
+    """The background's floor line (px row) the grounder recorded with the track, None when there is none."""
+    v = (track.meta or {}).get("floor_row_px")
+    return float(v) if v is not None else None
+
+
+def measurement(state: str, required: str, measured: str, *, window=None, windows=None, reason: str = "",
+                **values: Any) -> Measurement:
+    """One tool call's answer; ``values`` are made JSON-friendly (numpy scalars to Python, NaN to None)."""
+    return Measurement(state=state, required=required, measured=measured, reason=reason, window=window,
+                       windows=windows or {}, values=jsonable(values), cost=Cost(tool_calls=1))
+
+
+def jsonable(v: Any) -> Any:
+    if isinstance(v, dict):
+        return {str(k): jsonable(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [jsonable(x) for x in v]
+    if isinstance(v, (np.floating, float)):
+        f = float(v)
+        return round(f, 6) if np.isfinite(f) else None
+    if isinstance(v, (np.integer,)):
+        return int(v)
+    if isinstance(v, np.bool_):
+        return bool(v)
+    return v

@@ -1,0 +1,120 @@
+"""Contact and collision response: when the subject touches a surface or another subject, and whether the touch
+changes their motion (momentum is exchanged) rather than letting them pass through each other.
+
+Two subjects touch when their centres are within the sum of their radii plus ``tol.contact_gap_radii`` (of the
+smaller radius); coasted frames count, since two objects merged into one blob are in contact.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from critic.specialists.base import unknown
+from critic.specialists.kinematics import floor_contacts, observed, radius, runs
+from critic.specialists.measure.common import Tolerances, floor_row_of, measurement
+from critic.types import Cost, Measurement, MeasureOp, TimeWindow, Track, VideoContext
+
+
+def contact(op: MeasureOp, track: Track, other: Track | None, video: VideoContext, tol: Tolerances) -> Measurement:
+    """Touches ``other`` (or ``op.surface``, the floor by default). Window ``contact``: the first touch."""
+    dt = video.frame_period_s
+    if other is None:
+        surface = op.surface or "floor"
+        req = f"touches the {surface}" if op.expect.holds else f"does not touch the {surface}"
+        contacts = floor_contacts(track, axis=0 if surface == "wall" else 1)
+        floor = floor_row_of(track)
+        r = radius(track)
+        if not contacts and floor is not None and surface == "floor":
+            near = observed(track) & (track.boxes_xyxy[:, 3] >= floor - 0.5 * r)
+            if near.any():
+                k = int(np.flatnonzero(near)[0])
+                w = video.window(k, k)
+                return _contact_state(op, req, True, w, f"bottom at the floor line from frame {k}")
+        if contacts:
+            c = contacts[0]
+            w = video.window_s(c.time_s - dt / 2, c.time_s + dt / 2)
+            return _contact_state(op, req, True, w, f"{c.kind} at {c.time_s:.3f} s (frame {c.frame})")
+        if observed(track)[-1] and not track.touches_border[-1]:
+            return _contact_state(op, req, False, None, "never comes down to a surface in view",
+                                  window=video.window(0, video.num_frames - 1))
+        return unknown(f"no contact with the {surface} seen (the subject leaves the view)", required=req)
+    req = "touches the other subject" if op.expect.holds else "does not touch the other subject"
+    touch = _contact_frames(track, other, tol.contact_gap_radii)
+    if touch.any():
+        s, e = runs(touch)[0]
+        return _contact_state(op, req, True, video.window(s, e), f"touching over frames {s}-{e}")
+    both = np.asarray(track.visible, bool) & np.asarray(other.visible, bool)
+    if both.mean() >= 0.5:
+        d = np.linalg.norm(track.centroid_px - other.centroid_px, axis=1)
+        k = int(np.nanargmin(np.where(both, d, np.nan)))
+        return _contact_state(op, req, False, None, f"closest approach {d[k] / radius(track):.1f} radii at "
+                              f"frame {k}", window=video.window(0, video.num_frames - 1))
+    return unknown("the two subjects are seen together in under half of the clip", required=req)
+
+
+def _contact_state(op: MeasureOp, req: str, touched: bool, contact_window: TimeWindow | None, measured: str,
+                   window: TimeWindow | None = None) -> Measurement:
+    """Supported when touching is what the claim expects; the contact window (when there is one) is both the
+    event window and the state's window, else ``window``."""
+    state = "supported" if touched == op.expect.holds else "contradicted"
+    windows = {"contact": contact_window} if contact_window is not None else {}
+    return Measurement(state=state, required=req, measured=measured, windows=windows,
+                       window=contact_window if contact_window is not None else window, cost=Cost(tool_calls=1))
+
+
+def collision_response(op: MeasureOp, track: Track, other: Track | None, video: VideoContext,
+                       tol: Tolerances) -> Measurement:
+    """At the first touch with ``other``, the relative velocity changes by 20 % or more, or reverses; kept through
+    an overlap, they passed through each other. With a surface: any contact with it. Window ``contact``."""
+    req = "at contact, the velocities change (momentum is exchanged)"
+    if other is None:
+        contacts = floor_contacts(track, axis=0 if op.surface == "wall" else 1)
+        if not contacts:
+            return unknown("no contact with a surface seen", required=req)
+        c = contacts[0]
+        w = video.window_s(c.time_s - video.frame_period_s / 2, c.time_s + video.frame_period_s / 2)
+        return measurement("supported", req, f"{c.kind} at frame {c.frame}", window=w, windows={"contact": w})
+    touch = _contact_frames(track, other, tol.contact_gap_radii)
+    d = np.linalg.norm(track.centroid_px - other.centroid_px, axis=1)
+    both = np.asarray(track.visible, bool) & np.asarray(other.visible, bool)
+    r = radius(track)
+    if not touch.any():
+        return unknown("the subjects never touch", required=req)
+    s, e = runs(touch)[0]
+    w = video.window(s, e)
+
+    def vel(tr, a, b):
+        ok = observed(tr)
+        ks = [k for k in range(max(a, 0), min(b, len(ok))) if ok[k]]
+        if len(ks) < 2:
+            return None
+        return (tr.centroid_px[ks[-1]] - tr.centroid_px[ks[0]]) / (tr.times_s[ks[-1]] - tr.times_s[ks[0]])
+
+    n = max(3, int(0.2 * video.fps))
+    va0, vb0 = vel(track, s - n, s), vel(other, s - n, s)
+    va1, vb1 = vel(track, e + 1, e + 1 + n), vel(other, e + 1, e + 1 + n)
+    if any(v is None for v in (va0, vb0, va1, vb1)):
+        return unknown("too few observed frames around the contact", required=req, window=None)
+    rel0, rel1 = va0 - vb0, va1 - vb1
+    change = float(np.linalg.norm(rel1 - rel0)) / max(float(np.linalg.norm(rel0)), 1e-6)
+    values = {"relative_speed_before_radii_s": float(np.linalg.norm(rel0)) / r,
+              "relative_speed_after_radii_s": float(np.linalg.norm(rel1)) / r, "relative_change": change}
+    overlap = both & (d < 0.6 * (radius(track) + radius(other)))
+    if change < 0.2 and (overlap.any() or np.sign(np.dot(rel0, rel1)) > 0):
+        return measurement("contradicted", req, f"relative velocity unchanged through contact ({change:.0%} change): "
+                           "they pass through each other", window=w, windows={"contact": w}, **values)
+    return measurement("supported", req, f"relative velocity changed by {change:.0%} at contact", window=w,
+                       windows={"contact": w}, **values)
+
+
+def _contact_frames(a: Track, b: Track, gap_radii: float) -> np.ndarray:
+    """(T,) bool: frames where ``a`` and ``b`` are both in view (observed or coasted) and the gap between them is at
+    most ``gap_radii`` of the smaller radius."""
+    ra, rb = radius(a), radius(b)
+    # coasted frames count: two objects merged into one blob are in contact
+    both = (np.asarray(a.visible, bool) | np.asarray(a.coasted, bool)) & (np.asarray(b.visible, bool)
+                                                                          | np.asarray(b.coasted, bool))
+    d = np.linalg.norm(a.centroid_px - b.centroid_px, axis=1)
+    with np.errstate(invalid="ignore"):
+        gap = (d - (ra + rb)) / min(ra, rb)
+    return both & (gap <= gap_radii)

@@ -1,0 +1,193 @@
+"""Continuity and permanence: a body moves without jumps and does not vanish in open view.
+
+A jump or a disappearance in the track is only held against the clip when the pixels agree: the same blob on both
+sides of a jump with its old place emptied (else the tracker switched blobs), and an empty, changed place where a
+subject was last seen (else it is occluded, or stopped and was absorbed by the median background).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from critic.specialists.base import unknown
+from critic.specialists.kinematics import observed, radius, runs
+from critic.specialists.measure.common import Tolerances, measurement
+from critic.types import Measurement, MeasureOp, Track, VideoContext
+
+
+def continuity(op: MeasureOp, track: Track, other: Track | None, video: VideoContext, tol: Tolerances) -> Measurement:
+    """No jump larger than ``tol.teleport_radii`` against the neighbouring frame-to-frame displacements (or, across
+    a short gap, against the constant-velocity prediction), unless the frame times explain it."""
+    req = f"continuous motion: no jump > {tol.teleport_radii:g} radii against the neighbouring velocities"
+    r = radius(track)
+    c = track.centroid_px
+    ok = observed(track)
+    jumps = []
+    for s, e in runs(ok):
+        if e - s < 2:
+            continue
+        v = np.diff(c[s:e + 1], axis=0)  # v[i] = c[s+i+1] - c[s+i]
+        for i in range(len(v)):
+            nb = [v[j] for j in (i - 1, i + 1) if 0 <= j < len(v)]
+            if not nb:
+                continue
+            ref = np.mean(nb, axis=0)
+            spike = float(np.linalg.norm(v[i] - ref)) / r
+            change = float(np.linalg.norm(nb[-1] - nb[0])) / r if len(nb) == 2 else 0.0
+            if (spike > tol.teleport_radii and spike > 1.2 * change and _same_look(track, s + i, s + i + 1)
+                    and not _still_there(video, track, s + i, s + i + 1)
+                    and not _still_there(video, track, s + i + 1, s + i)):
+                jumps.append((s + i, s + i + 1, spike))
+    # jumps across short gaps (an identity stitched from two tracklets)
+    rr = runs(ok)
+    for (s0, e0), (s1, e1) in zip(rr, rr[1:]):
+        gap = s1 - e0
+        if gap > 4 or e0 - s0 < 1:
+            continue
+        vel = c[e0] - c[e0 - 1]
+        pred = c[e0] + vel * gap
+        miss = float(np.linalg.norm(c[s1] - pred)) / r
+        if (miss > tol.teleport_radii + 1.0 * gap and _same_look(track, e0, s1)
+                and not _still_there(video, track, e0, s1) and not _still_there(video, track, s1, e0)):
+            jumps.append((e0, s1, miss))
+    # a jump across a longer frame interval (a dropped or variable-rate frame) is explained by the time gap
+    t = track.times_s
+    dt = float(np.median(np.diff(t))) if len(t) > 1 else 0.0
+    skipped = [j for j in jumps if dt > 0 and (t[j[1]] - t[j[0]]) > 1.5 * dt * (j[1] - j[0])]
+    jumps = [j for j in jumps if j not in skipped]
+    if jumps:
+        a, b, size = max(jumps, key=lambda j: j[2])
+        return measurement("contradicted", req, f"jump of {size:.1f} radii between frames {a} and {b}",
+                           window=video.window(a, b), jumps=jumps)
+    if ok.sum() < 3:
+        return unknown("fewer than 3 observed frames", required=req)
+    if skipped:
+        return unknown(f"{len(skipped)} jump(s) across a long frame interval (variable frame rate): not judged",
+                       required=req, skipped=skipped)
+    return measurement("supported", req, "no jump beyond the neighbouring velocities", radius_px=r)
+
+
+def permanence(op: MeasureOp, track: Track, other: Track | None, video: VideoContext, tol: Tolerances) -> Measurement:
+    """Seen until it leaves the frame, is occluded (by ``other`` or anything in front of its place) or the clip
+    ends: a gap or an early end of the track, at full size away from the border, with its place emptied,
+    is a vanishing."""
+    req = "persists: no vanishing without an occluder or leaving the frame"
+    ok = np.asarray(track.visible, bool)
+    idx = np.flatnonzero(ok)
+    if idx.size == 0:
+        return unknown("never seen", required=req)
+    r = radius(track)
+    t_count = video.num_frames
+    h, w = video.frames.shape[1:3]
+    med_area = float(np.median(track.area_px[ok]))
+    events = []
+    # gaps inside the track and the end of the track
+    ends = [(int(e), int(s)) for e, s in zip(idx[:-1], idx[1:]) if s - e > max(3, int(0.2 * video.fps))]
+    if idx[-1] < t_count - 1 - max(2, int(0.1 * video.fps)):
+        ends.append((int(idx[-1]), t_count))
+    for last, back in ends:
+        if track.touches_border[max(last - 1, 0):last + 1].any():
+            continue  # left the frame
+        vel = track.centroid_px[last] - track.centroid_px[last - 1] if last > 0 and ok[last - 1] else np.zeros(2)
+        nxt = track.centroid_px[last] + vel
+        if not (r <= nxt[0] <= w - 1 - r and r <= nxt[1] <= h - 1 - r):
+            continue  # about to leave the frame
+        recent = track.area_px[max(last - 2, 0):last + 1]
+        if np.any(recent[recent > 0] < 0.7 * med_area):
+            continue  # shrinking as it goes: occluded, not vanished
+        if other is not None and _near(other, track, last, r):
+            continue
+        if _patch_occupied(video, track, last):
+            continue  # something else covers where it was: an occluder
+        if _patch_unchanged(video, track, last):
+            continue  # its place looks as it did: it stopped there and the tracker lost it, it did not vanish
+        events.append((last, min(back, t_count - 1)))
+    if events:
+        a, b = events[0]
+        what = "vanishes" if b >= t_count - 1 else f"vanishes and reappears at frame {b}"
+        return measurement("contradicted", req,
+                           f"{what} in open view after frame {a} (full size, away from the border)",
+                           window=video.window(a, b), events=events)
+    return measurement("supported", req, "seen until it leaves the frame, is occluded or the clip ends")
+
+
+# ---------------------------------------------------------------------------------------------- pixel checks
+
+
+def _box(video: VideoContext, track: Track, k: int) -> tuple[slice, slice] | None:
+    """Row and column slices of the subject's frame-``k`` box clipped to the frame; None when that is empty."""
+    x0, y0, x1, y1 = (int(round(v)) for v in track.boxes_xyxy[k])
+    h, w = video.frames.shape[1:3]
+    x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w - 1), min(y1, h - 1)
+    if x1 <= x0 or y1 <= y0:
+        return None
+    return slice(y0, y1 + 1), slice(x0, x1 + 1)
+
+
+def _box_patch(video: VideoContext, track: Track, k: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """The clip's pixels (T, h, w, 3) float32 inside the subject's frame-``k`` box and their per-pixel median
+    over time (the usual background there); None when the box is empty after clipping to the frame."""
+    box = _box(video, track, k)
+    if box is None:
+        return None
+    patch = video.frames[:, box[0], box[1]].astype(np.float32)
+    return patch, np.median(patch, axis=0)
+
+
+def _still_there(video: VideoContext, track: Track, a: int, b: int) -> bool:
+    """At frame ``b``, is there still something (not the usual background) where the subject was at ``a``?
+    Then the tracker switched to another blob; a teleported object leaves its place empty. Called the other
+    way round (``a`` after the jump, ``b`` before it) it asks whether something already stood where the
+    subject lands: again an identity switch, since a teleported object arrives at an empty place."""
+    found = _box_patch(video, track, a)
+    if found is None:
+        return False
+    patch, bg = found
+    if float(np.abs(patch[b] - bg).max(axis=-1).mean()) > 20.0:
+        return True
+    # the place looks at ``b`` as it did at ``a`` (an object resting there for much of the clip is part of the
+    # median, so compare with the frame itself too): whatever was there has not left
+    return float(np.abs(patch[b] - patch[a]).max(axis=-1).mean()) < 12.0
+
+
+def _same_look(track: Track, a: int, b: int) -> bool:
+    """Frames ``a`` and ``b`` show a blob of about the same area, neither at the border: the same object moved,
+    rather than the tracker switching to another blob."""
+    aa, ab = float(track.area_px[a]), float(track.area_px[b])
+    if aa <= 0 or ab <= 0 or track.touches_border[a] or track.touches_border[b]:
+        return False
+    return max(aa, ab) <= 1.5 * min(aa, ab)
+
+
+def _near(other: Track, track: Track, k: int, r: float) -> bool:
+    """Is ``other`` next to ``track`` at frame ``k`` (centres closer than ``other``'s radius plus three of
+    ``track``'s radii ``r``)?"""
+    if not (0 <= k < len(other.visible)) or not (other.visible[k] or other.coasted[k]):
+        return False
+    d = float(np.linalg.norm(other.centroid_px[k] - track.centroid_px[k]))
+    return d < radius(other) + 3 * r
+
+
+def _patch_occupied(video: VideoContext, track: Track, last: int) -> bool:
+    """After the subject's last frame, does its box look like the clip's usual background there (nothing
+    in front) or like something else (an occluder)?"""
+    found = _box_patch(video, track, last)
+    if found is None:
+        return False
+    patch, bg = found
+    after = patch[last + 1:min(last + 4, len(patch))]
+    if len(after) == 0:
+        return False
+    return float(np.abs(after - bg).max(axis=-1).mean()) > 20.0
+
+
+def _patch_unchanged(video: VideoContext, track: Track, last: int, max_diff: float = 12.0) -> bool:
+    """Do the next frames at the subject's last box look like its last frame there (mean channel-max difference
+    under ``max_diff``)? Then whatever was seen is still there (an object that stopped and merged into the
+    median background), not gone."""
+    box = _box(video, track, last)
+    if box is None or last + 1 >= len(video.frames):
+        return False
+    ref = video.frames[last, box[0], box[1]].astype(np.float32)
+    after = video.frames[last + 1:min(last + 4, len(video.frames)), box[0], box[1]].astype(np.float32)
+    return float(np.abs(after - ref).max(axis=-1).mean()) < max_diff

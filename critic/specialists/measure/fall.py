@@ -1,0 +1,145 @@
+"""Free fall and support: an unsupported body accelerates downward; a body rests only where something holds it.
+
+``free_fall`` fits a parabola to each airborne run of the height (radii, y down) and reads its acceleration;
+``support`` looks for stationary runs in mid-air, well above a level the subject had already landed on.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from critic.specialists.base import unknown
+from critic.specialists.kinematics import (Contact, floor_contacts, observed, parabola_fit, radius, runs, size_radius,
+                                           stationary_runs)
+from critic.specialists.measure.common import Tolerances, floor_row_of, measurement
+from critic.types import Measurement, MeasureOp, Track, VideoContext
+
+#: Below this downward acceleration (radii/s^2) a real fall would need a ball over ~0.5 m across at 9.81 m/s^2:
+#: the time base is more likely slowed than gravity weak.
+SLOW_MOTION_ACCEL_RADII = 20.0
+
+
+def free_fall(op: MeasureOp, track: Track, other: Track | None, video: VideoContext, tol: Tolerances) -> Measurement:
+    """While airborne: downward acceleration, near-constant (the height is a parabola in time). Window
+    ``airborne``: the first airborne run."""
+    r = radius(track)
+    req = "while airborne: downward acceleration > 0, near-constant (parabolic height)"
+    contacts = floor_contacts(track)
+    ok = observed(track)
+    cut = np.zeros(len(ok), bool)
+    for c in contacts:
+        cut[max(c.frame - 1, 0):c.frame + 2] = True
+    for s, e in stationary_runs(track):
+        cut[s:e + 1] = True
+    floor = floor_row_of(track)
+    segments = []
+    hovering = [] if video.sanity.likely_slow_motion else _hover_runs(track, contacts, floor, tol.hover_radii)
+    for s, e in runs(ok & ~cut):
+        if e - s + 1 < 5:
+            continue
+        y = track.centroid_px[s:e + 1, 1]
+        if (y.max() - y.min()) / r < 1.0:
+            continue
+        a, rms = parabola_fit(track.times_s[s:e + 1], y)
+        # median vertical velocity (radii/s, y down): a descent that slows down is braked by a contact
+        # (landing, toppling onto a support, a catch), not an unsupported body accelerating upwards
+        vy = float(np.median(np.diff(y) / np.diff(track.times_s[s:e + 1]))) / r
+        segments.append({"frames": [s, e], "accel_radii_s2": a / r, "rms_radii": rms / r, "vy_radii_s": vy})
+    values = {"segments": segments, "radius_px": r}
+    if hovering:
+        s, e = hovering[0]
+        return measurement("contradicted", req,
+                           f"stationary in mid-air for {track.times_s[e] - track.times_s[s]:.2f} s, "
+                           f"{_height_above(track, s, e, contacts, floor):.1f} radii above where it landed before "
+                           "(a = 0 while unsupported)", window=video.window(s, e), **values)
+    if not segments:
+        return unknown("no airborne segment of 5 observed frames with vertical motion", required=req, **values)
+    first = segments[0]
+    airborne = video.window(*first["frames"])
+    accels = np.array([s["accel_radii_s2"] for s in segments])
+    bad = [s for s in segments if s["accel_radii_s2"] < -SLOW_MOTION_ACCEL_RADII and s["rms_radii"] < 0.25
+           and s["frames"][1] - s["frames"][0] >= 6 and s["vy_radii_s"] <= 0.0]
+    if bad:
+        s0 = bad[0]
+        return measurement("contradicted", req, f"a = {s0['accel_radii_s2']:.1f} radii/s^2 (not downward) over "
+                           f"frames {s0['frames'][0]}-{s0['frames'][1]}", window=video.window(*s0["frames"]),
+                           windows={"airborne": airborne}, **values)
+    notes = []
+    if video.sanity.likely_slow_motion:
+        notes.append("slow motion flagged by the container: gravity magnitude not checked")
+    if float(np.median(accels)) < SLOW_MOTION_ACCEL_RADII:
+        notes.append(f"a = {float(np.median(accels)):.1f} radii/s^2 is far below g for everyday objects: "
+                     "the time base is likely slowed (magnitude not checked)")
+    measured = (f"a = {float(np.median(accels)):.1f} radii/s^2 downward over {len(segments)} airborne segment(s), "
+                f"fit rms {max(s['rms_radii'] for s in segments):.2f} radii")
+    return measurement("supported", req, measured, window=airborne, windows={"airborne": airborne},
+                       reason="; ".join(notes), likely_slow_motion=bool(notes), **values)
+
+
+def _height_above(track: Track, s: int, e: int, contacts: list[Contact], floor: float | None) -> float:
+    """How far (radii) the subject's bottom over frames ``s..e`` is above the lowest level it touched before
+    (the floor line when it touched none); NaN when there is neither."""
+    r = radius(track)
+    bottom = float(np.nanmedian(track.boxes_xyxy[s:e + 1, 3]))
+    lows = [c.bottom_px for c in contacts if c.frame < s]
+    ref = max(lows) if lows else floor
+    return (ref - bottom) / r if ref is not None else float("nan")
+
+
+def _hover_runs(track: Track, contacts: list[Contact], floor: float | None,
+                hover_radii: float) -> list[tuple[int, int]]:
+    """Stationary runs well above a level the subject had already come down to (a floor it touched), and
+    above the floor line when there is one. A subject held still before it is released is not hovering:
+    it never came down before. ``hover_radii``: how high above that level a stationary run is hovering."""
+    out = []
+    r = radius(track)
+    ok = observed(track)
+    y = track.centroid_px[:, 1]
+    rs = size_radius(track)
+    for s, e in stationary_runs(track):
+        before = [c for c in contacts if c.frame < s]
+        if not before:
+            continue
+        # the level it came down to must be a floor seen edge-on: the background's floor line where it
+        # touched, or two touches at the same row (a floor seen in perspective puts rests higher up)
+        lows = [c.bottom_px for c in before]
+        level_ok = (floor is not None and abs(max(lows) - floor) <= 0.75 * r) or (
+            len(lows) >= 2 and max(lows) - min(lows) <= 0.5 * r)
+        if not level_ok:
+            continue
+        h = _height_above(track, s, e, contacts, None)
+        if not np.isfinite(h) or h < hover_radii:
+            continue
+        if floor is not None and (floor - float(np.nanmedian(track.boxes_xyxy[s:e + 1, 3]))) / r < hover_radii:
+            continue
+        # it got there flying up (a rebound), observed throughout, at the same apparent size (no depth change)
+        a = max(s - 4, before[-1].frame)
+        if not ok[a:e + 1].all() or y[a] - y[s] < 0.5 * r:
+            continue
+        landed = rs[max(before[-1].frame - 3, 0):before[-1].frame + 1]
+        if abs(np.nanmedian(rs[s:e + 1]) / np.nanmedian(landed) - 1) > 0.2:
+            continue
+        out.append((s, e))
+    return out
+
+
+def support(op: MeasureOp, track: Track, other: Track | None, video: VideoContext, tol: Tolerances) -> Measurement:
+    """At rest only when supported: no stationary run in mid-air above a level it had landed on."""
+    req = "at rest only when supported (no hovering without contact)"
+    if video.sanity.likely_slow_motion:
+        return unknown("likely slow motion: a slowed apex looks like a pause, so hovering is not judged",
+                       required=req)
+    contacts = floor_contacts(track)
+    hov = _hover_runs(track, contacts, floor_row_of(track), tol.hover_radii)
+    still = stationary_runs(track)
+    if hov:
+        s, e = hov[0]
+        height = _height_above(track, s, e, contacts, floor_row_of(track))
+        return measurement("contradicted", req, f"at rest {height:.1f} radii above the level it had landed on, for "
+                           f"{track.times_s[e] - track.times_s[s]:.2f} s", window=video.window(s, e),
+                           stationary_runs=still)
+    if not still:
+        return measurement("supported", req, "never at rest in mid-air (no stationary run)", stationary_runs=still)
+    return measurement("supported", req, f"{len(still)} stationary run(s), none above a level it had landed on",
+                       stationary_runs=still)
+

@@ -1,0 +1,141 @@
+"""Size constancy: a rigid body keeps its apparent size, except as fast as a move in depth can change it.
+
+Sizes are per-frame box radii (``kinematics.size_radius``) on reliable frames, levelled over three consecutive
+frames; a change must beat the morph ratio, the track's own segmentation noise and pixel quantisation, show in the
+blob's area as well as its box, and not be explained by a matching move of the floor-contact row (depth).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from critic.specialists.base import unknown
+from critic.specialists.kinematics import observed, runs, size_radius
+from critic.specialists.measure.common import Tolerances, measurement
+from critic.types import Measurement, MeasureOp, Track, VideoContext
+
+
+def size_constancy(op: MeasureOp, track: Track, other: Track | None, video: VideoContext,
+                   tol: Tolerances) -> Measurement:
+    """Apparent size within x``tol.morph_ratio`` over any ``tol.morph_window_s`` (unknown where the change could
+    be noise, a merge, a rotating box or a move in depth)."""
+    req = f"size constant within x{tol.morph_ratio:g} over {tol.morph_window_s:g} s (depth changes are slower)"
+    rs = size_radius(track)
+    ok = observed(track) & ~track.touches_border & np.isfinite(rs)
+    # frames next to a coast (merge/occlusion) have unreliable boxes
+    co = np.asarray(track.coasted, bool)
+    ok &= ~(np.roll(co, 1) | np.roll(co, -1))
+    # keep frames where the blob keeps its shape (aspect and fill of its box): a blob merged with a shadow,
+    # another object or partly occluded changes shape; a swelling object keeps it
+    b = track.boxes_xyxy
+    bw, bh = b[:, 2] - b[:, 0] + 1, b[:, 3] - b[:, 1] + 1
+    with np.errstate(invalid="ignore", divide="ignore"):
+        aspect = bw / bh
+        fill = track.area_px / (bw * bh)
+    if ok.sum() >= 4:
+        ma, mf = np.nanmedian(aspect[ok]), np.nanmedian(fill[ok])
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ok &= (np.abs(np.log(aspect / ma)) < np.log(1.25)) & (np.abs(np.log(fill / mf)) < np.log(1.2))
+    if ok.sum() < 4:
+        return unknown("fewer than 4 reliable frames", required=req)
+    med = float(np.median(rs[ok]))
+    raw = np.where(ok, rs / med, np.nan)
+    # A change must be sustained: the size level is the median of three consecutive reliable frames, so a
+    # one- or two-frame blip (a merge, a blurred or badly segmented frame) never counts.
+    ratio = np.full(len(raw), np.nan)
+    for k in range(1, len(raw) - 1):
+        trio = raw[k - 1:k + 2]
+        if np.isfinite(trio).all():
+            ratio[k] = float(np.median(trio))
+    if np.isfinite(ratio).sum() < 4:
+        return unknown("fewer than 4 frames with three reliable neighbours in a row", required=req)
+    # ... and larger than the track's own frame-to-frame size noise (segmentation of real footage jitters)
+    steps = np.abs(np.diff(np.log(raw)))
+    steps = steps[np.isfinite(steps)]
+    noise = 1.4826 * float(np.median(steps)) if steps.size else 0.0
+    threshold = max(tol.morph_ratio, float(np.exp(tol.noise_sigmas * noise)))
+    span = max(1, int(round(tol.morph_window_s / max(video.frame_period_s, 1e-6))))
+    worst, where = 1.0, None
+    for k in np.flatnonzero(ok):
+        lo, hi = max(0, k - span), min(len(ratio), k + span + 1)
+        win = ratio[lo:hi]
+        win = win[np.isfinite(win)]
+        q = float(win.max() / win.min()) if win.size else 1.0
+        if q > worst:
+            worst, where = q, k
+    explained = False
+    if worst > tol.morph_ratio and where is not None:
+        # depth explains a size change that comes with a matching move of the floor-contact row
+        # (farther away = smaller and higher in the image on a floor seen from above)
+        lo, hi = max(0, where - span), min(len(ratio), where + span + 1)
+        ks = [k for k in range(lo, hi) if np.isfinite(ratio[k])]
+        kmax = max(ks, key=lambda k: ratio[k])
+        # the growth (or shrink) ramp around the largest size: walk down the size on both sides
+        ka = kmax
+        while ka - 1 in ks and ratio[ka - 1] < ratio[ka]:
+            ka -= 1
+        kb = kmax
+        while kb + 1 in ks and ratio[kb + 1] < ratio[kb]:
+            kb += 1
+        kmin = ka if ratio[ka] <= ratio[kb] else kb
+        dbottom = (track.boxes_xyxy[kmax, 3] - track.boxes_xyxy[kmin, 3]) / med  # larger and lower: nearer
+        explained = dbottom > 0.5
+    if tol.morph_ratio < worst <= threshold and where is not None and not explained:
+        return unknown(f"apparent size changes x{worst:.2f} within {tol.morph_window_s:g} s, within the track's "
+                       f"own size noise (changes up to x{threshold:.2f} are segmentation jitter here)",
+                       required=req, max_ratio=worst, noise_log_size=noise)
+    if worst > threshold and where is not None and not explained:
+        doubt = _size_change_doubt(track, raw, ratio, med, where, span, threshold, tol)
+        if doubt:
+            return unknown(f"apparent size changes x{worst:.2f} within {tol.morph_window_s:g} s, but {doubt}",
+                           required=req, max_ratio=worst)
+        off = ok & ((ratio > 1 + 0.5 * (tol.morph_ratio - 1)) | (ratio < 1 / (1 + 0.5 * (tol.morph_ratio - 1))))
+        rr = runs(off)
+        s, e = (rr[0][0], rr[-1][1]) if rr else (where, where)
+        return measurement("contradicted", req,
+                           f"apparent size changes x{worst:.2f} within {tol.morph_window_s:g} s "
+                           f"(radius {float(np.nanmin(rs[ok])):.1f}-{float(np.nanmax(rs[ok])):.1f} px)",
+                           window=video.window(s, e), max_ratio=worst)
+    if explained:
+        return unknown(f"apparent size changes x{worst:.2f} while moving in depth (floor-contact row moves with it)",
+                       required=req, max_ratio=worst)
+    return measurement("supported", req, f"size within x{worst:.2f}", max_ratio=worst)
+
+
+def _size_change_doubt(track: Track, raw: np.ndarray, level: np.ndarray, med: float, where: int, span: int,
+                       threshold: float, tol: Tolerances) -> str:
+    """Why a size change the box shows is not one the instrument can stand behind ("" when it is):
+    the blob's pixel area must change with its box (a rotating non-round object changes its box, not its
+    area), by more than pixel quantisation, and not in a single frame (two blobs merging or splitting).
+
+    ``raw`` (T,) box radius / ``med`` px on reliable frames (NaN elsewhere), ``level`` (T,) its three-frame
+    level, ``where`` the frame of the largest change within ``span`` frames, ``threshold`` the ratio it beat."""
+    lo, hi = max(0, where - span), min(len(level), where + span + 1)
+    win = level[lo:hi]
+    win = win[np.isfinite(win)]
+    if win.size and (float(win.max()) - float(win.min())) * med < tol.min_change_px:
+        return (f"the radius changes by only {(float(win.max()) - float(win.min())) * med:.1f} px "
+                f"(under {tol.min_change_px:g} px: box quantisation and blur)")
+    # every observed frame counts for the single-frame step (a merged blob's frame often fails the shape test)
+    seen = observed(track) & (np.asarray(track.area_px) > 0)
+    seen_area = np.where(seen, np.sqrt(np.maximum(track.area_px, 0.0) / np.pi), np.nan)
+    ks = [k for k in range(lo, hi) if seen[k]]
+    for k0, k1 in zip(ks, ks[1:]):
+        step = seen_area[k1] / seen_area[k0]
+        if k1 - k0 == 1 and max(step, 1 / step) > tol.abrupt_step:
+            return (f"its pixel area jumps x{max(step, 1 / step) ** 2:.1f} between frames {k0} and {k1}: "
+                    "two blobs merging or splitting, not a size change")
+    # the area-equivalent radius must show the sustained change too (same three-frame level)
+    area = np.where(np.isfinite(raw), np.sqrt(np.maximum(track.area_px, 0.0) / np.pi), np.nan)
+    alevel = np.full(len(area), np.nan)
+    for k in range(max(lo, 1), min(hi, len(area) - 1)):
+        trio = area[k - 1:k + 2]
+        if np.isfinite(trio).all() and np.isfinite(level[k]):
+            alevel[k] = float(np.median(trio))
+    aw = alevel[np.isfinite(alevel)]
+    qa = float(aw.max() / aw.min()) if aw.size >= 2 and aw.min() > 0 else 1.0
+    if qa <= threshold:
+        return (f"its pixel area changes only x{qa:.2f} in radius: the box changes shape (a rotating or partly "
+                "hidden object), not its size")
+    return ""
+
