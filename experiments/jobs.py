@@ -115,6 +115,16 @@ def skip_complete_job(job_dir: Path, key: str) -> bool:
     return True
 
 
+def start_job(job_dir: Path, key: str) -> bool:
+    """False when ``job_dir`` already holds this job, complete (skip it); else clear what an interrupted attempt
+    left there, make the directory and return True (run it)."""
+    if skip_complete_job(job_dir, key):
+        return False
+    jobstate.clear_partial_job(job_dir)
+    job_dir.mkdir(parents=True, exist_ok=True)
+    return True
+
+
 class ReleasePointJob:
     """One clip of a release-point sweep and its retention metrics (``job=release_point``)."""
 
@@ -125,10 +135,8 @@ class ReleasePointJob:
         job_dir = ctx.job_dir
         # The critic's settings (used by ablations and the demo's verdicts) do not change a release job.
         key = job_key(cfg, exclude=("critic",))
-        if skip_complete_job(job_dir, key):
+        if not start_job(job_dir, key):
             return {"status": "skipped", "job_dir": str(job_dir)}
-        jobstate.clear_partial_job(job_dir)
-        job_dir.mkdir(parents=True, exist_ok=True)
 
         scoring = _validated(RetentionConfig, cfg.retention, "retention")
         # The threshold is fixed in the run before any clip is scored.
