@@ -11,7 +11,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from critic.plan import check_plan
-from critic.planners.lexicon import PHYSICAL_WORD_RE, STOPWORDS, clauses
+from critic.planners.lexicon import PHYSICAL_WORD_RE, STOPWORDS, clauses, lower
 from critic.types import (IMPLICIT_QUANTITIES, QUANTITY_SPECS, AnyOp, Claim, Cost, GroundOp, JudgeOp, MeasureOp,
                           Obligation, Plan, SubjectSpec, UnplannedSpan, op_subjects)
 
@@ -58,7 +58,7 @@ def unplanned_spans(prompt: str, claims: list[Claim], noun_phrases: list[tuple[i
     for c in claims:
         if c.kind == "explicit":
             covered[c.span[0]:c.span[1]] = True
-    low = prompt.lower()
+    low = lower(prompt)
     out: list[UnplannedSpan] = []
     for clause in clauses(low):
         k = clause.start

@@ -60,7 +60,7 @@ NOUNS: dict[str, str] = {
     **_plurals("ball cube box block domino marble sphere can bottle cup mug vase egg apple orange rock stone "
                "pebble brick book car puck coin cylinder pin bowl plate object spoon key phone blob disc disk "
                "wheel tire tyre bucket crate basketball football baseball volleyball snowball beachball jar pot "
-               "toy balloon board plank ring cone pyramid prism bead die glass pen pencil bolt nut screw hammer "
+               "toy balloon kite board plank ring cone pyramid prism bead die glass pen pencil bolt nut screw hammer "
                "tray pan lid ladder chair stool barrel drum log stick rod bar beam weight dumbbell kettlebell "
                "ornament figurine statue doll cart sled skateboard bat racket frisbee shuttlecock bell can "
                "pumpkin melon watermelon lemon lime peach pear tomato potato bean nut seed ice-cube"),
@@ -178,6 +178,12 @@ MOTION_AND_FORCE = verb_forms(
     "collision", "impact", "gravity", "momentum", "force", "weight", "motionless", "still", "stationary",
     "upright", "mid-air", "midair")
 PHYSICAL_WORD_RE = re.compile(words_re(JUDGED_PROCESSES + MOTION_AND_FORCE))
+
+
+def lower(text: str) -> str:
+    """``text`` lower-cased character for character (a character whose lower case is longer, like "İ", is kept) and
+    with typographic apostrophes made plain, so offsets into the result are offsets into ``text``."""
+    return "".join(c.lower() if len(c.lower()) == 1 else c for c in text).replace("\u2019", "'")
 
 
 @dataclass(frozen=True)

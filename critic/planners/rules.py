@@ -39,7 +39,7 @@ from critic.plan import PlanError
 from critic.planners.base import PlanBuilder, PlanResult, check_implicit
 from critic.planners.lexicon import (ANIMATE, COLOURS, CONNECTIVE_KIND, DEFORMING_RE, JUDGED_PROCESS_RE, NON_RIGID,
                                      NOUNS, NUMBERS, OTHER_ADJECTIVES, PARTITIVES, PRONOUNS, SCENERY, SEVERAL, SHADES, SIZES,
-                                     STOPWORDS, SURFACES, VEHICLES, clauses, verb_forms, words_re)
+                                     STOPWORDS, SURFACES, VEHICLES, clauses, lower, verb_forms, words_re)
 from critic.types import (IMPLICIT_QUANTITIES, QUANTITY_SPECS, BeforeOp, CountOp, DepthOp, DuringOp, EventRef, Expect,
                           GroundOp, HearOp, JudgeOp, MeasureOp, ReadOp, SubjectSpec)
 
@@ -282,8 +282,11 @@ class ParseState:
             return []
         if self.last_actor:
             return [self.last_actor]  # "X collides with Y and comes to rest": X comes to rest
-        before = [x for x in self.mentions if x.span[1] <= pos]
-        return [before[-1].subject] if before else []
+        # "a wolf with the body of a horse, galloping": the sentence's subject, not the latest noun
+        sentence = max(self.low.rfind(c, 0, start) for c in ".;!?") + 1
+        main = [x for x in self.mentions if sentence <= x.span[0] < pos and not _after_preposition(self.low, x.span[0])]
+        before = main or [x for x in self.mentions if x.span[1] <= pos]
+        return [(main[0] if main else before[-1]).subject] if before else []
 
 
 _PREPOSITIONS = set("on onto off into in from through over under against with without at near beside down across "
@@ -344,7 +347,7 @@ class RulesPlanner:
 
     # ------------------------------------------------------------------------------------------------
     def plan(self, prompt: str, lessons: list[Any] | None = None) -> PlanResult:
-        low = prompt.lower()[: self.max_prompt_chars]
+        low = lower(prompt)[: self.max_prompt_chars]
         st = ParseState(low=low, builder=PlanBuilder(prompt),
                         sound_spans=[(m.start(), m.end()) for m in SOUND_RE.finditer(low)
                                      if not re.match(r"\s+(?:into|over)\b", low[m.end():])])
@@ -491,8 +494,6 @@ class RulesPlanner:
                 passive = bool(_PASSIVE_RE.search(low[max(0, s - 24):s]))
                 if pat.transitive and after and not passive and _object_follows(low, e, st.mentions):
                     actors = after[:1]  # "someone drops an apple": the apple falls
-                elif not actors and after and described is None and not passive:
-                    actors = after[:1]  # "then falls the ball"; never the agent or goal of a passive verb
                 if not actors:
                     b.notes.append(f"no subject for '{low[s:e]}' at {s}")
                     continue
@@ -826,8 +827,13 @@ _FINITE_BEFORE_RE = re.compile(r"\b(?:is|are|was|were|be|been|being|gets?|got|ha
 
 
 def _used_as_noun(low: str, s: int, e: int) -> bool:
-    """The verb form at ``[s, e)`` is a noun here: after a determiner or adjective, or before a possessive."""
-    return bool(_NOUN_CONTEXT_RE.search(low[max(0, s - 24):s])) or low.startswith("'s", e)
+    """The verb form at ``[s, e)`` is a noun here: after a determiner, an adjective or a possessive ("the pillow's
+    jumps"), a bare form after a preposition ("across land", "at rest"), or before a possessive."""
+    before = low[max(0, s - 24):s]
+    bare_after_preposition = re.search(r"\b(?:across|on|onto|in|into|of|from|over|under|with|through|at|by|for|"
+                                       r"about|upon|along)\s+$", before) and not low[s:e].split()[0].endswith("ing")
+    return bool(_NOUN_CONTEXT_RE.search(before) or re.search(r"[a-z]'s?\s+$", before) or bare_after_preposition) \
+        or low.startswith("'s", e)
 
 
 def _participle_subject(low: str, s: int, e: int, mentions: list[Mention]) -> list[str] | None:

@@ -376,3 +376,16 @@ def test_every_clause_no_claim_covers_is_recorded():
     p = plan_of("A red ball falls. Everything else is motionless. Static shot.")
     assert [(u.text, u.physical) for u in p.unplanned] == [("Everything else is motionless", True),
                                                           ("Static shot", False)]
+
+
+def test_spans_stay_prompt_offsets_whatever_the_characters():
+    """Lower-casing keeps offsets ("İ" lower-cases to two characters) and typographic apostrophes read as plain."""
+    prompt = "İstanbul’s red ball falls. The pillow’s jumps make the mug’s bounce."
+    p = plan_of(prompt)
+    assert all(prompt[c.span[0]:c.span[1]] == c.text for c in p.claims if c.kind == "explicit")
+    assert not [op for op in p.operations if op.op == "measure" and op.quantity == "direction"]  # "jumps": a noun
+
+
+def test_a_verb_form_after_a_preposition_or_article_is_a_noun():
+    p = plan_of("A bicycle is moving across land. A canoeist pulls a paddle.")
+    assert not [op for op in p.operations if op.op == "measure" and op.quantity == "contact"]
