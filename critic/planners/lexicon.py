@@ -54,7 +54,7 @@ OTHER_ADJECTIVES = _words(
     "wooden metal metallic rubber plastic heavy light shiny bouncy tennis soccer bowling billiard ping-pong glass",
     "steel stone toy round square solid hollow striped spotted dotted checkered tall short long thin thick flat",
     "empty full hard soft smooth rough iron copper paper cardboard foam ceramic porcelain clay concrete marble",
-    "dark pale bright deep standing rolling falling spinning moving bouncing sliding")
+    "dark pale bright deep standing rolling falling spinning moving bouncing sliding stuffed plush inflatable")
 #: countable rigid things (plural -> singular)
 NOUNS: dict[str, str] = {
     **_plurals("ball cube box block domino marble sphere can bottle cup mug vase egg apple orange rock stone "

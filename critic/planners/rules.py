@@ -47,6 +47,9 @@ from critic.types import (IMPLICIT_QUANTITIES, QUANTITY_SPECS, BeforeOp, CountOp
 BODIES = {**NOUNS, **ANIMATE, **VEHICLES}
 SELF_PROPELLED = set(ANIMATE.values()) | set(VEHICLES.values())
 
+#: words that make an animal noun an object ("a toy dog", "a rubber duck", "a wooden horse")
+_OBJECT_MODIFIERS = {"toy", "rubber", "plastic", "wooden", "metal", "metallic", "stuffed", "plush", "ceramic",
+                     "porcelain", "glass", "stone", "paper", "cardboard", "clay", "inflatable"}
 _DETS = sorted([k for k in NUMBERS if k != "both"] + list(SEVERAL) + ["an?", "the", "another", "this", "these",
                                                                        "those", r"\d+"], key=len, reverse=True)
 DET = r"(?:(?P<det>" + "|".join(d if d in ("an?", r"\d+") else re.escape(d) for d in _DETS) + r")\s+)"
@@ -120,7 +123,8 @@ EVENTS: list[EventPattern] = [
     _p("rest", r"\b(?:comes? to (?:a )?(?:rest|stop|halt|standstill)|came to (?:a )?(?:rest|stop|halt|standstill)|"
                r"coming to (?:a )?(?:rest|stop|halt)|rests?|rested|settles?|settled|stops?|stopped|"
                r"(?:stays?|stayed|remains?|remained|remaining|staying)\s+(?:still|motionless|stationary|in place|"
-               r"at rest|put|standing|upright|in position))\b", "rest", "rest"),
+               r"at rest|put|standing|upright|in position)|(?:sits?|sitting|stands?|standing|lies|lying)\s+still)\b",
+       "rest", "rest"),
     _p("hover", r"\b(?:(?:floats?|floated|floating|hovers?|hovered|hovering|levitates?|levitated|levitating|"
                 r"suspended|hangs?|hung|hanging|stays?|remains?)\s+(?:\w+\s+)?(?:in|into|through)\s+(?:the\s+)?"
                 r"(?:mid-?\s?)?air|hovers?|hovered|hovering|levitates?|levitated|levitating)\b",
@@ -262,6 +266,8 @@ class ParseState:
     mentions: list[Mention] = field(default_factory=list)
     #: subjects named as a plural without a number ("dominoes", "several balls")
     plural: set[str] = field(default_factory=set)
+    #: animal nouns made objects by a material or "toy" ("a toy dog", "a rubber duck"): they do not move by themselves
+    objects: set[str] = field(default_factory=set)
     #: the first subject of the latest event ("X collides with Y and comes to rest": X comes to rest)
     last_actor: str | None = None
 
@@ -469,10 +475,13 @@ class RulesPlanner:
         span = (first.start(), m.end())
         if existing is None:
             name = "_".join(x for x in (colour, noun) if x).replace("-", "_")
+            made = noun in ANIMATE.values() and any(a in _OBJECT_MODIFIERS for a in adjs)
             spec = SubjectSpec(name=name, noun=noun, color=colour, size=size,
                                count=count if count and count > 1 else (1 if count == 1 else None),
-                               rigid=noun not in NON_RIGID and noun not in ANIMATE.values(), span=span)
+                               rigid=noun not in NON_RIGID and (noun not in ANIMATE.values() or made), span=span)
             existing = b.add_subject(spec)
+            if made:
+                st.objects.add(existing)
             if several and not (count and count > 1):
                 st.plural.add(existing)
         st.mentions.append(Mention(existing, span))
@@ -542,10 +551,10 @@ class RulesPlanner:
                actors: list[str], negated: bool) -> Event | None:
         low, b = st.low, st.builder
         subject = actors[0]
-        noun = b.subjects[subject].noun
-        if pat.self_propelled and noun in SELF_PROPELLED:
+        self_propelled = b.subjects[subject].noun in SELF_PROPELLED and subject not in st.objects
+        if pat.self_propelled and self_propelled:
             pat = PATTERNS[pat.self_propelled]
-        if pat.inanimate_only and noun in SELF_PROPELLED:
+        if pat.inanimate_only and self_propelled:
             return None
         tail = low[e:span_end]
         other, surface = None, pat.surface

@@ -389,3 +389,12 @@ def test_spans_stay_prompt_offsets_whatever_the_characters():
 def test_a_verb_form_after_a_preposition_or_article_is_a_noun():
     p = plan_of("A bicycle is moving across land. A canoeist pulls a paddle.")
     assert not [op for op in p.operations if op.op == "measure" and op.quantity == "contact"]
+
+
+def test_a_toy_animal_is_an_object_and_sitting_still_is_rest():
+    p = plan_of("A toy dog stands on the table while a bowl sits still nearby.")
+    dog = next(s for s in p.subjects if s.noun == "dog")
+    assert dog.rigid  # an object: it carries the rigid-body obligations
+    assert {(p.op(ob.check).subject, p.op(ob.check).quantity) for ob in p.obligations
+            if p.claim(ob.claim).kind == "explicit" and p.op(ob.check).op == "measure"} == {(dog.name, "support"),
+                                                                                          ("bowl", "rest")}
