@@ -3,7 +3,8 @@
 
 1. imports the suite's file (``job.path``) into the critic's batch manifest ``manifest.jsonl`` (rows left out are
    listed in ``import.json`` with their lines);
-2. measures the planner's coverage of its prompts (``coverage/coverage.json`` and ``.md``);
+2. measures the planner's coverage of its prompts (``coverage/coverage.json``, ``.md`` and ``prompts.jsonl``;
+   both halves);
 3. critiques the clips (``critic/verdicts.jsonl`` and one folder per clip) when they are there: ``job.critique``
    true, false, or null = when at least one clip of the manifest exists (VideoPhy-2's ship with its rules; the
    other suites' are a model's samples, found in ``job.videos``);
@@ -71,11 +72,14 @@ class SuiteJob:
                                              "rows_left_out": [p.model_dump() for p in imported.problems]})
         coverage = write_coverage(suite, imported.items, instantiate(cfg.critic.planner), job_dir / "coverage",
                                   source=str(path), top=self.top)
+        whole = coverage.halves["all"]
         metrics: dict[str, Any] = {
             "suite": suite.name, "items": len(imported.items), "rows_left_out": len(imported.problems),
-            "coverage": {"prompts": coverage.prompts, "with_claim": coverage.with_claim,
-                         "with_typed_claim": coverage.with_typed_claim, "share_typed": coverage.share_typed,
-                         **{f"{t.kind}_recovered": t.share for t in coverage.targets}}}
+            "coverage": {"prompts": coverage.prompts, "share_typed": whole.all.share_typed,
+                         "share_instrumented": whole.all.share_instrumented,
+                         "physics_share_typed": whole.physics.share_typed,
+                         "physics_share_instrumented": whole.physics.share_instrumented,
+                         **{f"{t.kind}_recovered": t.share for t in whole.targets}}}
 
         present = sum((manifest.parent / it.video).is_file() for it in imported.items)
         critique = self.critique if self.critique is not None else present > 0
@@ -100,7 +104,8 @@ class SuiteJob:
         tracker = instantiate(cfg.tracker)
         tracker.start(name=ctx.name, group=ctx.group, run_dir=job_dir, sweep_dir=ctx.sweep_dir,
                       config=_config_dict(cfg))
-        tracker.log({"items": metrics["items"], "share_typed": coverage.share_typed,
+        tracker.log({"items": metrics["items"], "share_typed": whole.all.share_typed,
+                     "share_instrumented": whole.all.share_instrumented,
                      **{f"agreement_{k}": v for k, v in metrics.get("agreement", {}).items() if k != "matrix"}})
         tracker.finish()
         return {"status": "done", **metrics}

@@ -1,6 +1,7 @@
 """``python -m critic.suites COMMAND SUITE key=value ...``: the field's suites in and out of the critic.
 
-Commands (``SUITE`` is one of ``conf/suite/``: ``videophy2``, ``vbench2``, ``dsg``, ``physics_iq``):
+Commands (``SUITE`` is one of ``conf/suite/``: ``videophy2``, ``videophy2_captions``, ``vbench2``, ``dsg``,
+``physics_iq``):
 
 * ``import SUITE path=FILE [out=manifest.jsonl] [videos=DIR] [limit=N]``: the suite's rows as the critic's batch
   manifest (``python -m critic manifest=...``), each line with the suite's expectations (``expect``); rows that
@@ -9,8 +10,10 @@ Commands (``SUITE`` is one of ``conf/suite/``: ``videophy2``, ``vbench2``, ``dsg
   labels. The manifest defaults to the one the critic run read (its ``.hydra/config.yaml``).
 * ``agree SUITE verdicts=... [manifest=...] [out=DIR]``: ``agreement.json`` / ``.md``, the critic's states against
   the suite's labels (VideoPhy-2), with every disagreement and its packets.
-* ``coverage SUITE path=FILE [out=DIR]``: ``coverage.json`` / ``.md``, the planner on the suite's prompts
-  (``critic/planner=...`` picks the planner).
+* ``coverage SUITE path=FILE [half=dev|held_out|all] [out=DIR]``: ``coverage.json`` / ``.md`` and
+  ``prompts.jsonl``, the planner on the suite's prompts (``critic/planner=...`` picks the planner): typed and
+  instrumented shares on all prompts, the physics prompts and each group, per half; the suite's typed expectations
+  recovered as operations; the unplanned words and constructions ranked.
 
 Files go to ``out`` or the run directory ``outputs/suites/<date>/<time>/`` (with ``manifest.json``). The two
 leading words are shorthand for ``command=... suite=...``. Paths with commas must be quoted for Hydra
@@ -26,7 +29,7 @@ import hydra
 from omegaconf import DictConfig
 
 from critic.suites.base import Suite, import_suite, manifest_of_run
-from critic.suites.coverage import coverage_table
+from critic.suites.coverage import check_half, coverage_table
 from critic.suites.run import build, export_verdicts, write_agreement, write_coverage
 from veriphy.errors import EXIT_USER_ERROR, UserError
 from veriphy.hydra_app import exit_on_user_error, hydra_run_dir
@@ -90,15 +93,16 @@ def cmd_agree(cfg: DictConfig, suite: Suite, run_dir: Path) -> None:
 
 def cmd_coverage(cfg: DictConfig, suite: Suite, run_dir: Path) -> None:
     path = _path(cfg, "path")
+    half = check_half(str(cfg.half))
     result = suite.read(path)
     for problem in result.problems:
         print(f"error: {problem.message}", file=sys.stderr)
     planner = build(cfg.critic.planner, "critic.planner")
     out_dir = _out(cfg, run_dir)
-    report = write_coverage(suite, result.items, planner, out_dir, source=str(path), top=int(cfg.top),
+    report = write_coverage(suite, result.items, planner, out_dir, half=half, source=str(path), top=int(cfg.top),
                             progress=bool(cfg.progress))
     write_manifest(run_dir, stage="suites", inputs={"path": path},
-                   extra={"command": "coverage", "suite": suite.name, "prompts": report.prompts})
+                   extra={"command": "coverage", "suite": suite.name, "half": report.half, "prompts": report.prompts})
     print(coverage_table([report]), end="")
     print(f"coverage: {out_dir / 'coverage.md'}")
 

@@ -8,6 +8,8 @@ A suite (``conf/suite/<name>.yaml``, a ``_target_``) implements:
 * ``export(entries, out)``: the critic's verdicts written as the suite's own labels (optional);
 * ``coverage_targets(item, plan)``: the suite's typed expectations of one prompt and whether the plan recovered
   them (optional; :mod:`critic.suites.coverage`);
+* ``coverage_group(item)`` / ``is_physics(item)``: the group the coverage report counts the item's prompt under
+  (a dimension, a category, a source) and whether the suite counts it as a physics prompt;
 * ``label(item)``: the suite's label of an item, where the suite has labels (agreement reports).
 """
 
@@ -78,6 +80,12 @@ class Suite:
 
     def coverage_targets(self, item: SuiteItem, plan: Plan) -> list[CoverageTarget]:
         return []
+
+    def coverage_group(self, item: SuiteItem) -> str:
+        return self.name
+
+    def is_physics(self, item: SuiteItem) -> bool:
+        return False
 
     def label(self, item: SuiteItem) -> int | None:
         return None

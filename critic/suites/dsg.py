@@ -146,6 +146,11 @@ class DSGTuples(Suite):
             return find_read(plan, entry["args"][-1]), ""
         return None, "no operation answers this tuple type"
 
+    def coverage_group(self, item: SuiteItem) -> str:
+        """The source data set of the item (``tifa160``, ``countbench``, ``drawtext`` ...); everyday captions,
+        not physics prompts."""
+        return item.expect["split"]
+
     def coverage_targets(self, item: SuiteItem, plan: Plan) -> list[CoverageTarget]:
         targets = []
         for entry in item.expect["tuples"]:

@@ -8,7 +8,8 @@ image-to-video and video-to-video set uses take 1 only, one row per generated vi
 scenario name does not parse, whose category is unknown or whose video name is missing is reported with its line.
 
 Physics-IQ scores a generated video against the real one with motion metrics; it has no label format, so there
-is nothing to export to. Coverage is measured on its descriptions.
+is nothing to export to. Coverage is measured on its descriptions, all of them physics prompts, grouped by
+category.
 """
 
 from __future__ import annotations
@@ -60,3 +61,9 @@ class PhysicsIQDescriptions(Suite):
                 expect={"scenario": scenario, "category": category, "scene": m.group("scene"),
                         "perspective": m.group("perspective"), "take": int(m.group("take"))}))
         return result
+
+    def coverage_group(self, item: SuiteItem) -> str:
+        return item.expect["category"]
+
+    def is_physics(self, item: SuiteItem) -> bool:
+        return True

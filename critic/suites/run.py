@@ -15,7 +15,7 @@ from critic.suites.base import Suite, claims_state, export_entries, read_manifes
 from critic.suites.coverage import coverage_markdown, measure_coverage
 from critic.suites.types import AgreementReport, SuiteCoverage, SuiteItem
 from veriphy.errors import UserError
-from veriphy.files import atomic_write_bytes, write_json
+from veriphy.files import atomic_write_bytes, dumps_json, write_json
 
 
 def build(node: DictConfig, field: str) -> Any:
@@ -56,10 +56,12 @@ def write_agreement(suite: Suite, manifest: Path, verdicts: Path, out_dir: Path)
     return report
 
 
-def write_coverage(suite: Suite, items: list[SuiteItem], planner: Any, out_dir: Path, *, source: str = "",
-                   top: int = 30, progress: bool = False) -> SuiteCoverage:
-    """``coverage.json`` and ``coverage.md`` in ``out_dir``."""
-    report = measure_coverage(suite, items, planner, source=source, top=top, progress=progress)
+def write_coverage(suite: Suite, items: list[SuiteItem], planner: Any, out_dir: Path, *, half: str = "all",
+                   source: str = "", top: int = 30, progress: bool = False) -> SuiteCoverage:
+    """``coverage.json``, ``coverage.md`` and ``prompts.jsonl`` (one line per planned prompt) in ``out_dir``."""
+    report, prompts = measure_coverage(suite, items, planner, half=half, source=source, top=top, progress=progress)
     write_json(out_dir / "coverage.json", report.model_dump(mode="json"))
     atomic_write_bytes(out_dir / "coverage.md", coverage_markdown(report).encode())
+    atomic_write_bytes(out_dir / "prompts.jsonl",
+                       "".join(dumps_json(p.model_dump(mode="json"), indent=None) + "\n" for p in prompts).encode())
     return report

@@ -3,9 +3,11 @@
 * :class:`SuiteItem` - one line of the critic's batch manifest made from a suite row, with what the suite
   expects of the clip (``expect``) and where the row came from (``source``: file and line).
 * :class:`RowProblem` - a row that was not imported: its file, line and why.
-* :class:`CoverageTarget` / :class:`TargetCoverage` / :class:`SuiteCoverage` - how much of a suite's prompts the
-  planner turns into typed claims, and how many of the suite's own typed expectations (DSG count and text
-  tuples, VBench-2 ordered actions and counts) it recovers as operations.
+* :class:`CoverageTarget` / :class:`TargetCoverage` / :class:`Shares` / :class:`HalfCoverage` /
+  :class:`SuiteCoverage` / :class:`PromptCoverage` - how much of a suite's prompts the planner turns into claims
+  (typed) and into claims an instrument measures (instrumented), per half, group and physics subset; how many of
+  the suite's own typed expectations (DSG count and text tuples, VBench-2 ordered actions and counts) it recovers
+  as operations; and which words it leaves unplanned.
 * :class:`AgreementReport` - the critic's three states against a suite's labels, with the disagreements.
 """
 
@@ -67,6 +69,9 @@ class CoverageTarget(_Frozen):
 
 
 class TargetCoverage(_Frozen):
+    """The suite's typed expectations of one kind and how many the plans recovered (``misses``: the first few
+    that were not)."""
+
     kind: str
     total: int
     recovered: int
@@ -82,29 +87,70 @@ class WordCount(_Frozen):
     occurrences: int
 
 
-class SuiteCoverage(_Frozen):
-    """Planner coverage on one suite's distinct prompts.
+class Shares(_Frozen):
+    """How many of a set of distinct prompts have at least one explicit claim (``typed``), at least one explicit
+    claim an instrument measures (``instrumented``: an operation other than ``judge``), and a physical clause no
+    claim covers (``unplanned_physical``); each also as a share of ``prompts`` (``None`` when there are none)."""
 
-    * ``with_claim``: prompts whose plan has at least one explicit claim;
-    * ``with_typed_claim``: prompts with at least one explicit claim checked by an instrument operation (anything
-      but ``judge``), the share the critic can measure rather than only ask about;
-    * ``rejected``: prompts whose plan was rejected;
+    prompts: int
+    typed: int
+    instrumented: int
+    unplanned_physical: int
+    share_typed: float | None
+    share_instrumented: float | None
+    share_unplanned_physical: float | None
+
+
+class HalfCoverage(_Frozen):
+    """Planner coverage on one half of a suite's prompts (``dev``, ``held_out``, or ``all`` of them).
+
+    * ``all`` / ``physics``: every prompt, and those the suite counts as physics prompts;
+    * ``groups``: per group of the suite (a VBench-2 dimension, a Physics-IQ category, a DSG source ...); a prompt in
+      two groups counts in both;
+    * ``rejected``: prompts whose plan was rejected (counted in ``prompts``, never typed);
     * ``targets``: the suite's typed expectations recovered as operations, per kind;
     * ``unplanned_words`` / ``unplanned_constructions``: words and adjacent word pairs outside every claim span,
       ranked by the number of prompts they are left unplanned in."""
 
-    suite: str
-    source: str
-    planner: str
-    rows: int
-    prompts: int
-    with_claim: int
-    with_typed_claim: int
-    share_typed: float | None
-    rejected: int
+    all: Shares
+    physics: Shares
+    groups: dict[str, Shares] = Field(default_factory=dict)
+    rejected: int = 0
     targets: list[TargetCoverage] = Field(default_factory=list)
     unplanned_words: list[WordCount] = Field(default_factory=list)
     unplanned_constructions: list[WordCount] = Field(default_factory=list)
+
+
+class SuiteCoverage(_Frozen):
+    """Planner coverage on a suite's distinct prompts, per half (``halves``: ``dev``, ``held_out`` and ``all``
+    when ``half`` is ``all``, else that half only). ``rows``: the manifest rows read (VBench-2 samples, Physics-IQ
+    perspectives ...); ``prompts``: the distinct prompts planned."""
+
+    suite: str
+    source: str
+    planner: str
+    half: Literal["dev", "held_out", "all"]
+    rows: int
+    prompts: int
+    halves: dict[str, HalfCoverage]
+
+
+class PromptCoverage(_Frozen):
+    """What the plan of one distinct prompt covers (a line of ``prompts.jsonl``): its half and groups, its explicit
+    claims, whether one is typed / instrumented, the clauses no explicit claim covers (the plan's ``unplanned``),
+    and the words and constructions outside every claim span."""
+
+    text: str
+    half: Literal["dev", "held_out"]
+    groups: list[str]
+    physics: bool
+    rejected: bool
+    claims: int
+    typed: bool
+    instrumented: bool
+    unplanned: list[dict[str, Any]] = Field(default_factory=list)
+    unplanned_words: list[str] = Field(default_factory=list)
+    unplanned_constructions: list[str] = Field(default_factory=list)
 
 
 class Disagreement(_Frozen):

@@ -102,19 +102,30 @@ DIMENSIONS: dict[str, Callable[[Any], dict[str, Any]]] = {
 }
 
 
+#: The dimensions whose prompts describe physical events (coverage reports them as the physics prompts).
+PHYSICS_DIMENSIONS = ("Mechanics", "Thermotics", "Material")
+
+
 class VBench2Prompts(Suite):
     """VBench-2.0 prompts. ``samples``: videos per prompt (VBench-2 samples 3; ``diversity_samples`` = 20 for
-    Diversity); ``claims``: which claim states decide a video's result (``explicit`` | ``all``)."""
+    Diversity); ``claims``: which claim states decide a video's result (``explicit`` | ``all``); ``physics``: the
+    dimensions the coverage report counts as physics prompts."""
 
     name = "vbench2"
     export_name = "veriphy_eval_results.json"
 
-    def __init__(self, samples: int = 3, diversity_samples: int = 20, claims: str = "explicit"):
+    def __init__(self, samples: int = 3, diversity_samples: int = 20, claims: str = "explicit",
+                 physics: tuple[str, ...] | list[str] = PHYSICS_DIMENSIONS):
         if samples < 1 or diversity_samples < 1:
             raise UserError("samples and diversity_samples must be at least 1", field="suite.samples")
+        unknown = [d for d in physics if d not in DIMENSIONS]
+        if unknown:
+            raise UserError(f"unknown dimension(s) {', '.join(map(repr, unknown))} (known: "
+                            f"{', '.join(sorted(DIMENSIONS))})", field="suite.physics")
         self.samples = samples
         self.diversity_samples = diversity_samples
         self.claims = check_claims(claims)
+        self.physics = tuple(physics)
 
     def read(self, path: Path) -> ImportResult:
         files = sorted(path.glob("*.json")) if path.is_dir() else [path]
@@ -152,6 +163,12 @@ class VBench2Prompts(Suite):
         if dimension not in DIMENSIONS:
             raise ValueError(f"unknown dimension {dimension!r} (known: {', '.join(sorted(DIMENSIONS))})")
         return prompt.strip(), dimension, DIMENSIONS[dimension](obj.get("auxiliary_info"))
+
+    def coverage_group(self, item: SuiteItem) -> str:
+        return item.expect["dimension"]
+
+    def is_physics(self, item: SuiteItem) -> bool:
+        return item.expect["dimension"] in self.physics
 
     def coverage_targets(self, item: SuiteItem, plan: Plan) -> list[CoverageTarget]:
         expect = item.expect

@@ -69,9 +69,9 @@ def test_an_item_without_a_verdict_gets_no_label(fixture_path, tmp_path):
     assert [it.expect["label"] for it in VideoPhy2Rules().read(out).items] == [1, None, None, None]
 
 
-def test_vbench2_results_json_scores_each_dimension(fixture_path, tmp_path):
+def test_vbench2_results_json_scores_each_dimension(vbench2_pick, tmp_path):
     manifest = tmp_path / "manifest.jsonl"
-    items = import_suite(VBench2Prompts(samples=1), fixture_path("vbench2"), manifest).items
+    items = import_suite(VBench2Prompts(samples=1), vbench2_pick, manifest).items
     mechanics = [it for it in items if it.expect["dimension"] == "Mechanics"]
     order = [it for it in items if it.expect["dimension"] == "Motion_Order_Understanding"]
     verdicts = write_lines(tmp_path / "run" / "verdicts.jsonl", [

@@ -1,4 +1,4 @@
-"""Each importer on its committed excerpt: the manifest lines, their expectations, the clip paths; and malformed
+"""Each importer on its committed suite file: the manifest lines, their expectations, the clip paths; and malformed
 or unknown rows reported with the line they start on while the rest is imported."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from critic.suites.base import import_suite, read_manifest
 from critic.suites.dsg import DSGTuples
 from critic.suites.physics_iq import PhysicsIQDescriptions
 from critic.suites.vbench2 import VBench2Prompts
-from critic.suites.videophy2 import VideoPhy2Rules
+from critic.suites.videophy2 import VideoPhy2Captions, VideoPhy2Rules
 from veriphy.errors import UserError
 
 from .conftest import run_module
@@ -35,27 +35,36 @@ def test_videophy2_rows_become_rule_prompts_with_labels_and_their_clips(fixture_
     assert len({it.id for it in items}) == 4
 
 
+#: Items per dimension in VBench-2.0's meta files (tests/data/suites/vbench2/PROVENANCE.txt: 1,230 in all).
+VBENCH2_ITEMS = {"Camera_Motion": 108, "Complex_Landscape": 30, "Complex_Plot": 60, "Composition": 53, "Diversity": 10,
+                 "Dynamic_Attribute": 91, "Dynamic_Spatial_Relationship": 69, "Human_Anatomy": 120,
+                 "Human_Clothes": 75, "Human_Identity": 46, "Human_Interaction": 100, "Instance_Preservation": 57,
+                 "Material": 50, "Mechanics": 57, "Motion_Order_Understanding": 99, "Motion_Rationality": 58,
+                 "Multi-View_Consistency": 97, "Thermotics": 50}
+
+
 def test_vbench2_folder_gives_samples_named_as_vbench_names_them(fixture_path, tmp_path):
-    result = import_suite(VBench2Prompts(samples=2), fixture_path("vbench2"), tmp_path / "m.jsonl")
+    result = import_suite(VBench2Prompts(samples=2, diversity_samples=5), fixture_path("vbench2"), tmp_path / "m.jsonl")
     assert result.problems == []
     by_dim: dict[str, list] = {}
     for it in result.items:
         by_dim.setdefault(it.expect["dimension"], []).append(it)
-    assert {d: len(v) for d, v in by_dim.items()} == {
-        "Camera_Motion": 2, "Composition": 2, "Human_Anatomy": 2, "Instance_Preservation": 6, "Mechanics": 4,
-        "Motion_Order_Understanding": 4}
+    assert sum(VBENCH2_ITEMS.values()) == 1230
+    assert {d: len(v) for d, v in by_dim.items()} == {d: n * (5 if d == "Diversity" else 2)
+                                                      for d, n in VBENCH2_ITEMS.items()}
     order = by_dim["Motion_Order_Understanding"][0]
     assert order.expect["actions"] == ["sitting", "get up and sweeping"]
     assert order.video == ("Motion_Order_Understanding/A person is sitting on the couch, then suddenly they get up "
                            "and start sweeping the floor.-0.mp4")
     assert [it.expect["sample"] for it in by_dim["Mechanics"][:2]] == [0, 1]
     counts = [it.expect["counts"] for it in by_dim["Instance_Preservation"][::2]]
-    assert counts == [[{"n": 1, "object": "orange dog"}], [{"n": 2, "object": "orange dog"}],
-                      [{"n": 1, "object": "red ball"}, {"n": 1, "object": "blue ball"}]]
+    assert counts[:2] == [[{"n": 1, "object": "orange dog"}], [{"n": 2, "object": "orange dog"}]]
+    assert counts[22] == [{"n": 1, "object": "red ball"}, {"n": 1, "object": "blue ball"}]
     assert by_dim["Camera_Motion"][0].expect["camera"] == "zoom_in"
     comp = by_dim["Composition"][0].expect
     assert comp["descriptions"] == ["The wings of an eagle", "A lion"] and comp["single_creature"] is True
     assert len(by_dim["Mechanics"][0].expect["questions"]) == 2
+    assert {len(it.expect) for it in by_dim["Human_Anatomy"]} == {2}  # dimension and sample: no meta information
 
 
 def test_dsg_items_group_their_tuples_with_parents(fixture_path, tmp_path):
@@ -77,13 +86,37 @@ def test_dsg_items_group_their_tuples_with_parents(fixture_path, tmp_path):
 def test_physics_iq_keeps_one_take(fixture_path, tmp_path):
     take1 = import_suite(PhysicsIQDescriptions(), fixture_path("physics_iq"), tmp_path / "a.jsonl")
     both = import_suite(PhysicsIQDescriptions(take=None), fixture_path("physics_iq"), tmp_path / "b.jsonl")
-    assert len(take1.items) == 4 and len(both.items) == 5
+    assert len(take1.items) == 198 and len(both.items) == 396 and take1.problems == []
+    assert len({it.prompt for it in take1.items}) == 64 and len({it.prompt for it in both.items}) == 65
     first = take1.items[0]
     assert first.video == "0001_perspective-left_trimmed-ball-and-block-fall.mp4"
     assert first.expect == {"scenario": "0001_perspective-left_take-1_trimmed-ball-and-block-fall.mp4",
                             "category": "Solid Mechanics", "scene": "ball-and-block-fall", "perspective": "left",
                             "take": 1}
-    assert both.items[-1].expect["take"] == 2
+    assert {it.expect["take"] for it in take1.items} == {1} and both.items[-1].expect["take"] == 2
+
+
+def test_videophy2_captions_become_prompts_with_their_scores(fixture_path, tmp_path):
+    result = VideoPhy2Captions().read(fixture_path("videophy2_captions"))
+    assert result.problems == [] and len(result.items) == 10
+    first = result.items[0]
+    assert first.prompt == "A jetski moves quickly through a narrow channel between two rocky outcrops."
+    assert first.video == "A_jetski_moves_quickly_through_a_narrow_channel_between_two_rocky_outcrops_0.mp4"
+    assert first.expect == {"caption": first.prompt, "videopath": "examples/" + first.video}
+    # the clips are looked for beside the CSV, as VideoPhy-2's rule clips are
+    placed = import_suite(VideoPhy2Captions(), fixture_path("videophy2_captions"), tmp_path / "m.jsonl").items[0]
+    assert (tmp_path / placed.video).resolve() == fixture_path("videophy2_captions").parent / first.video
+    # the AutoRater's output_sa.csv / output_pc.csv: an index column and a 1-5 score; VideoPhy-1: sa and pc
+    scored = tmp_path / "output_pc.csv"
+    scored.write_text(',caption,videopath,score\n0,A ball falls.,examples/A_ball_falls_0.mp4,4.0\n'
+                      '1,A cup tips over.,examples/A_cup_0.mp4,high\n2,,examples/B_0.mp4,3.0\n')
+    v1 = tmp_path / "train_example.csv"
+    v1.write_text("videopath,caption,sa,pc\nexamples/Shoe_squishes_a_bug._0.mp4,Shoe squishes a bug.,0,1\n")
+    result = VideoPhy2Captions().read(scored)
+    assert [it.expect for it in result.items] == [{"caption": "A ball falls.", "videopath": "examples/A_ball_falls_0.mp4",
+                                                   "score": 4.0, "index": "0"}]
+    assert [(p.line, p.reason) for p in result.problems] == [(3, "score 'high' is not a number"), (4, "empty caption")]
+    assert VideoPhy2Captions().read(v1).items[0].expect["pc"] == 1.0
 
 
 def _copy_with(src: Path, dst: Path, extra: str) -> Path:
@@ -152,7 +185,7 @@ def test_physics_iq_bad_rows(fixture_path, tmp_path):
                      "0998_perspective-left_take-1_trimmed-x.mp4,A ball falls.,Acoustics,0998_x.mp4\n"
                      "0997_perspective-left_take-1_trimmed-x.mp4,A ball falls.,Optics\n")
     problems = PhysicsIQDescriptions().read(bad).problems
-    assert [p.line for p in problems] == [7, 8, 9]
+    assert [p.line for p in problems] == [398, 399, 400]
     assert "unknown category 'Acoustics'" in problems[1].reason and "fewer than the header" in problems[2].reason
 
 
@@ -186,6 +219,9 @@ def test_import_command_reports_rows_and_writes_the_manifest(fixture_path, tmp_p
     (["fetch", "dsg", "path=x.csv"], "error: command: the command must be one of import, export, agree, coverage"),
     (["import", "dsg", "path=missing.csv"], "error: missing.csv: path: file not found"),
     (["export", "physics_iq", "verdicts=v.jsonl"], "error: command: physics_iq has no label format"),
+    (["export", "videophy2_captions", "verdicts=v.jsonl"], "error: command: videophy2_captions has no label format"),
+    (["coverage", "dsg"], "error: path: give path=..."),
+    (["coverage", "dsg", "path=x.csv", "half=test"], "error: half: half must be one of dev, held_out, all, not 'test'"),
     (["import", "videophy2", "path=x.csv", "suite.claims=maybe"],
      "error: suite.claims: claims must be one of explicit, all, not 'maybe'"),
 ])
