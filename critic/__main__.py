@@ -8,7 +8,8 @@ the verdict.
 Batch: ``manifest=FILE.jsonl`` with one ``{"id": ..., "video": ..., "prompt": ...}`` object per line (relative
 video paths are resolved against the manifest's folder). Each clip gets ``<run_dir>/<id>/``; ``verdicts.jsonl``
 gets one line per manifest line: ``{"id", "verdict", "claims": [{"text", "span", "state", "window_s"}],
-"calls"}``. A line that cannot be critiqued (not JSON, a missing field, a missing video, an empty prompt) is
+"unplanned": [{"text", "span"}], "calls"}``. Ids are unique in the output: a repeated id becomes ``<id>_2``,
+``<id>_3`` ... (in its line and its folder, the line keeping the manifest's id as ``renamed_from``). A line that cannot be critiqued (not JSON, a missing field, a missing video, an empty prompt) is
 reported on stderr naming the clip and the reason, written as ``"verdict": "error"`` with an ``"error"``
 field, and the batch goes on.
 
@@ -41,6 +42,7 @@ def summary_line(clip_id: str, verdict: ClipVerdict) -> dict[str, Any]:
             "claims": [{"text": c.text, "span": list(c.span), "state": c.state, "kind": c.kind,
                         "window_s": [c.window.start_s, c.window.end_s] if c.window else None}
                        for c in verdict.claims],
+            "unplanned": [{"text": u.text, "span": list(u.span)} for u in verdict.unplanned if u.physical],
             "calls": verdict.cost.calls, "p_plausible": verdict.p_plausible}
 
 
@@ -58,6 +60,15 @@ def _read_prompt(cfg: DictConfig) -> str:
     if cfg.get("prompt") is None:
         raise UserError("no prompt: give prompt=\"...\" or prompt_file=PATH", field="prompt")
     return str(cfg.prompt)
+
+
+def _unique_id(clip_id: str, seen: set[str]) -> str:
+    """``clip_id``, or ``<clip_id>_2``, ``_3`` ... when the batch already has it."""
+    name, k = clip_id, 2
+    while name in seen:
+        name, k = f"{clip_id}_{k}", k + 1
+    seen.add(name)
+    return name
 
 
 def _safe_id(clip_id: str, taken: set[str]) -> str:
@@ -82,7 +93,8 @@ def run_batch(manifest: Path, comp: CriticComponents, run_dir: Path) -> dict[str
     run_dir.mkdir(parents=True, exist_ok=True)
     out_lines: list[str] = []
     counts: dict[str, int] = {}
-    taken: set[str] = set()
+    taken: set[str] = set()  # folder names
+    seen: set[str] = set()  # ids in verdicts.jsonl
     entries = [(n, line) for n, line in enumerate(lines, 1) if line.strip()]
     for n, line in tqdm(entries, desc="clips", unit="clip", file=sys.stderr, disable=not comp.progress):
         clip_id = f"line{n}"
@@ -93,7 +105,11 @@ def run_batch(manifest: Path, comp: CriticComponents, run_dir: Path) -> dict[str
                 raise UserError(f"not JSON ({exc.msg} at column {exc.colno})") from None
             if not isinstance(item, dict):
                 raise UserError("a manifest line must be a JSON object {\"id\", \"video\", \"prompt\"}")
-            clip_id = str(item.get("id", clip_id))
+            manifest_id = str(item.get("id", clip_id))
+            clip_id = _unique_id(manifest_id, seen)
+            if clip_id != manifest_id:
+                print(f"warning: {manifest}: line {n}: id {manifest_id!r} repeated, written as {clip_id!r}",
+                      file=sys.stderr)
             missing = [k for k in ("video", "prompt") if not item.get(k)]
             if missing:
                 raise UserError(f"missing field(s) {', '.join(missing)}")
@@ -102,6 +118,8 @@ def run_batch(manifest: Path, comp: CriticComponents, run_dir: Path) -> dict[str
                 video = manifest.parent / video
             verdict = critique(video, str(item["prompt"]), comp, run_dir / _safe_id(clip_id, taken))
             record = summary_line(clip_id, verdict)
+            if clip_id != manifest_id:
+                record["renamed_from"] = manifest_id
             print(f"[{n}/{len(lines)}] {clip_id}: {verdict.verdict} ({verdict.reason})", file=sys.stderr)
         except UserError as exc:
             print(f"error: {manifest}: line {n} (clip {clip_id}): {exc.message}", file=sys.stderr)

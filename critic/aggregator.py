@@ -7,7 +7,9 @@ Temporal predicates use quarter-window slack: for windows A and B, ``delta = min
 * ``during(A, B)`` = ``contains(B, A)``.
 
 A missing window gives ``unknown``, never a guess. Roll-up: sub-check -> claim -> clip, any contradicted ->
-contradicted, all supported -> supported, otherwise unknown (an empty set of sub-checks is unknown).
+contradicted, all supported -> supported, otherwise unknown (an empty set of sub-checks is unknown). A physical
+clause of the prompt that the plan left unchecked (``Plan.unplanned``) keeps a clip from being supported: it is
+unknown, with the clause named.
 With ``dense_then_verify``, a claim's dense (semantic first-pass) answer stands unless its instrument
 sub-checks contradict it, in which case the instruments overturn it.
 """
@@ -116,7 +118,8 @@ def claim_state(instrument: list[State], dense: list[State], dense_then_verify: 
 
 
 def p_plausible(states: list[State], verdict: State) -> float:
-    """Ranking score in [0, 1]: (supported + unknown/2) / claims; halved when contradicted; 0.5 with no claims."""
+    """Ranking score in [0, 1]: (supported + unknown/2) / claims; halved when contradicted; 0.5 with no claims.
+    ``states`` holds one unknown per unplanned physical clause."""
     if not states:
         return 0.5
     p = (states.count(SUPPORTED) + 0.5 * states.count(UNKNOWN)) / len(states)
@@ -131,7 +134,9 @@ class Aggregator:
         self.include_dependency_evidence = include_dependency_evidence
 
     def aggregate(self, plan: Plan, records: Mapping[str, EvidenceRecord], *, clip_sha256: str = "", video: str = "",
-                  plan_sha256: str = "", sanity: VideoSanity | None = None, planner_cost: Cost = Cost()) -> ClipVerdict:
+                  plan_sha256: str = "", sanity: VideoSanity | None = None, planner_cost: Cost = Cost(),
+                  cache_hits: Mapping[str, bool] | None = None) -> ClipVerdict:
+        """The verdict on one clip. ``cache_hits``: operation id -> its result came from the cache (no call made)."""
         claims: list[ClaimVerdict] = []
         packets: list[ContradictionPacket] = []
         for claim in plan.claims:
@@ -171,20 +176,27 @@ class Aggregator:
                     required=[records[s.op_id].required for s in bad if s.op_id in records],
                     measured=[records[s.op_id].measured for s in bad if s.op_id in records], evidence=evidence))
 
-        verdict = rollup(c.state for c in claims)
+        unchecked = [u for u in plan.unplanned if u.physical]
+        states = [c.state for c in claims] + [UNKNOWN] * len(unchecked)
+        verdict = rollup(states)
         if not plan.claims:
             reason = "no physical claim found in the prompt"
         elif verdict == CONTRADICTED:
             reason = f"{sum(c.state == CONTRADICTED for c in claims)} of {len(claims)} claims contradicted"
-        elif verdict == UNKNOWN:
+        elif any(c.state == UNKNOWN for c in claims):
             reason = f"{sum(c.state == UNKNOWN for c in claims)} of {len(claims)} claims unknown"
         else:
             reason = f"all {len(claims)} claims supported"
+        if unchecked and verdict != CONTRADICTED:
+            reason += "; not checked: " + ", ".join(f"'{u.text}' (chars {u.span[0]}-{u.span[1]})" for u in unchecked)
+        hits = {k for k, hit in (cache_hits or {}).items() if hit and k in records}
         total = Cost()
-        for r in records.values():
-            total = total + r.cost
+        for k, r in records.items():
+            if k not in hits:
+                total = total + r.cost
         cost = CostSummary(tool_calls=total.tool_calls, model_calls=total.model_calls, operations=len(records),
-                           planner_model_calls=planner_cost.model_calls)
+                           planner_model_calls=planner_cost.model_calls, cache_hits=len(hits))
         return ClipVerdict(clip_sha256=clip_sha256, video=video, prompt=plan.prompt, plan_sha256=plan_sha256,
                            verdict=verdict, reason=reason, claims=claims, packets=packets, cost=cost,
-                           p_plausible=p_plausible([c.state for c in claims], verdict), sanity=sanity or VideoSanity())
+                           p_plausible=p_plausible(states, verdict), unplanned=list(plan.unplanned),
+                           sanity=sanity or VideoSanity())

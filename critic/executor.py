@@ -7,15 +7,21 @@ cannot add operations or claims. Whatever it returns is evidence only: a string 
 is stored in ``values`` and never parsed as an instruction. Windows it reports are clipped to the clip.
 
 Results are cached by (clip sha256, operation and arguments, backend ``_target_`` and version, and the cache
-keys of its inputs). Every dispatch leaves an :class:`EvidenceRecord`; wall seconds and cache hits go to a
-separate timings table so evidence files stay byte-identical across runs.
+keys of its inputs), as JSON and NPZ (:class:`OperationCache`). Every dispatch leaves an :class:`EvidenceRecord`
+with the operation's cost node c(o), the same whether or not the result came from the cache; which operations
+were cache hits is recorded in :attr:`Execution.cache_hits` (the verdict's cost counts no call for them, and
+``timings.json`` lists them) and wall seconds in the timings table, so evidence files stay byte-identical across
+runs.
+
+Evidence discipline for temporal operations: an operand window is used only when the measurement that produced
+it is firm (supported or contradicted). A window from a measurement that is unknown - withheld because its
+track may not be its subject, or unable to decide - makes the temporal operation unknown, with the reason.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import pickle
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -29,8 +35,8 @@ from critic.plan import check_plan, dependencies, execution_order
 from critic.types import (CONTRADICTED, SUPPORTED, UNKNOWN, AnyOp, Cost, EvidenceRecord, GroundOp, HearOp,
                           JudgeOp, Measurement, OperationInputs, Plan, TimeWindow, Track, VideoContext, op_event_refs,
                           op_subjects)
-from veriphy.files import atomic_write_bytes
-from veriphy.hashing import sha256_json
+from veriphy.files import load_npz, read_json, save_npz, write_json
+from veriphy.hashing import sha256_file, sha256_json
 
 log = logging.getLogger(__name__)
 
@@ -40,32 +46,68 @@ _NEEDS_TRACKS = ("measure", "depth")
 
 
 class OperationCache:
-    """Results by key, in memory and (when ``directory`` is set) on disk as pickles, so a re-run on the same
-    clip skips the specialists."""
+    """Results by key, in memory and (when ``directory`` is set) on disk, so a re-run on the same clip skips the
+    specialists.
+
+    On disk a result is data, never code: a :class:`Measurement` is ``<key>.json``; the tracks of a ``ground``
+    are ``<key>.npz`` (their arrays, plain numbers: no objects are ever loaded) beside ``<key>.json`` (their subjects,
+    identities, backends and metadata, and the sha256 of the ``.npz`` bytes). An entry is used only when the key it
+    records is the key asked for and, for tracks, the arrays are the ones it describes; anything else (a corrupt,
+    foreign or stale file) is a miss and the operation runs again."""
+
+    FORMAT = 1
 
     def __init__(self, directory: str | os.PathLike | None = None):
         self.directory = Path(directory) if directory else None
-        self._mem: dict[str, Any] = {}
+        self._mem: dict[str, Measurement | list[Track]] = {}
 
-    def get(self, key: str) -> Any | None:
+    def get(self, key: str) -> Measurement | list[Track] | None:
         if key in self._mem:
             return self._mem[key]
-        if self.directory is not None:
-            p = self.directory / f"{key}.pkl"
-            if p.is_file():
-                try:
-                    value = pickle.loads(p.read_bytes())
-                except Exception:  # a corrupt entry is a miss, not an error
-                    return None
-                self._mem[key] = value
-                return value
-        return None
-
-    def put(self, key: str, value: Any) -> None:
+        if self.directory is None or not (self.directory / f"{key}.json").is_file():
+            return None
+        try:
+            value = self._read(key)
+        except Exception as exc:  # a corrupt or foreign entry is a miss, not an error
+            log.warning("cache entry %s not used: %s: %s", key, type(exc).__name__, exc)
+            return None
         self._mem[key] = value
-        if self.directory is not None:
-            self.directory.mkdir(parents=True, exist_ok=True)
-            atomic_write_bytes(self.directory / f"{key}.pkl", pickle.dumps(value))
+        return value
+
+    def put(self, key: str, value: Measurement | list[Track]) -> None:
+        self._mem[key] = value
+        if self.directory is None:
+            return
+        self.directory.mkdir(parents=True, exist_ok=True)
+        if isinstance(value, Measurement):
+            write_json(self.directory / f"{key}.json", {"format": self.FORMAT, "key": key, "kind": "measurement",
+                                                        "measurement": value.model_dump(mode="json")})
+            return
+        arrays = {f"t{i}_{name}": getattr(t, name) for i, t in enumerate(value) for name in _TRACK_ARRAYS}
+        npz = self.directory / f"{key}.npz"
+        save_npz(npz, **arrays)
+        write_json(self.directory / f"{key}.json", {
+            "format": self.FORMAT, "key": key, "kind": "tracks", "npz_sha256": sha256_file(npz),
+            "tracks": [{"subject": t.subject, "identity": int(t.identity), "backend": t.backend, "meta": t.meta}
+                       for t in value]})
+
+    def _read(self, key: str) -> Measurement | list[Track]:
+        data = read_json(self.directory / f"{key}.json")
+        if data.get("format") != self.FORMAT or data.get("key") != key:
+            raise ValueError("the entry records another key or format")
+        if data["kind"] == "measurement":
+            return Measurement.model_validate(data["measurement"])
+        npz = self.directory / f"{key}.npz"
+        if sha256_file(npz) != data["npz_sha256"]:
+            raise ValueError("the track arrays are not the ones the entry describes")
+        arrays = load_npz(npz)
+        return [Track(subject=t["subject"], identity=int(t["identity"]), backend=t["backend"], meta=t["meta"],
+                      **{name: arrays[f"t{i}_{name}"] for name in _TRACK_ARRAYS})
+                for i, t in enumerate(data["tracks"])]
+
+
+#: the array fields of a Track, stored in the cache's .npz
+_TRACK_ARRAYS = ("boxes_xyxy", "centroid_px", "area_px", "visible", "coasted", "touches_border", "times_s")
 
 
 @dataclass
@@ -169,13 +211,16 @@ class Executor:
     # ----------------------------------------------------------------------------------------------
 
     def _temporal(self, op: AnyOp, ex: Execution) -> Measurement:
-        a_ref, b_ref = op_event_refs(op)
-
-        def window(ref):
-            rec = ex.records.get(ref.op)
-            return None if rec is None else rec.windows.get(ref.event)
-
-        return TEMPORAL[op.op](window(a_ref), window(b_ref), (f"{a_ref.op}.{a_ref.event}", f"{b_ref.op}.{b_ref.event}"))
+        refs = op_event_refs(op)
+        names = tuple(f"{ref.op}.{ref.event}" for ref in refs)
+        doubts = [f"{name} comes from a measurement that is not firm ({ex.records[ref.op].reason or 'unknown'})"
+                  for ref, name in zip(refs, names) if ex.records[ref.op].state == UNKNOWN]
+        if doubts:
+            # a window measured on what may be another object, or by a check that could not decide, is no
+            # evidence of when the event happened: the order is neither supported nor contradicted on it
+            return Measurement(state=UNKNOWN, required=f"{op.op}({names[0]}, {names[1]})", reason="; ".join(doubts))
+        a, b = (ex.records[ref.op].windows.get(ref.event) for ref in refs)
+        return TEMPORAL[op.op](a, b, names)
 
     def _dispatch(self, plan: Plan, op: AnyOp, deps: list[str], ex: Execution, keys: dict[str, str],
                   video: VideoContext, claim_of: dict[str, str]):

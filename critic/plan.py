@@ -124,8 +124,9 @@ def validate_plan(plan: Plan) -> list[str]:
     for op in plan.operations:
         if isinstance(op, CountOp):
             s = declared.get(op.subject)
-            if s is not None and s.count is not None and s.count != op.n:
-                reasons.append(f"{op.id} (count): n={op.n} disagrees with subject {op.subject!r} count={s.count}")
+            if s is not None and s.count is not None and (s.count != op.n or op.at_least):
+                reasons.append(f"{op.id} (count): {'at least ' if op.at_least else ''}n={op.n} disagrees with "
+                               f"subject {op.subject!r} count={s.count}")
         elif isinstance(op, MeasureOp):
             spec = QUANTITY_SPECS[op.quantity]
             if spec.needs_partner and not (op.other or op.surface):
@@ -192,6 +193,12 @@ def validate_plan(plan: Plan) -> list[str]:
             reasons.append(f"obligation {ob.id}: {ob.check} is a ground operation (returns tracks, not a state)")
         else:
             checked.add(ob.check)
+    for u in plan.unplanned:
+        a, b = u.span
+        if not (0 <= a < b <= n) or plan.prompt[a:b] != u.text:
+            reasons.append(f"unplanned span {list(u.span)}: outside the prompt or its text differs from the prompt's")
+        elif any(c.kind == "explicit" and c.span[0] < b and a < c.span[1] for c in plan.claims):
+            reasons.append(f"unplanned span {list(u.span)}: overlaps a claim (it is planned)")
     for c in plan.claims:
         if not any(ob.claim == c.id for ob in plan.obligations):
             reasons.append(f"claim {c.id}: has no obligation (nothing would check it)")

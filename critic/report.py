@@ -151,18 +151,20 @@ def _badge(state: str) -> str:
     return f'<span class="badge" style="background:{STATE_COLOURS.get(state, "#555")}">{html.escape(state)}</span>'
 
 
-def marked_prompt(prompt: str, spans: list[tuple[int, int]]) -> str:
-    """The prompt with the given character spans wrapped in ``<mark>`` (overlaps merged)."""
-    on = np.zeros(len(prompt) + 1, bool)
-    for a, b in spans:
-        on[max(0, a):max(0, min(b, len(prompt)))] = True
+def marked_prompt(prompt: str, spans: list[tuple[int, int]], unchecked: list[tuple[int, int]] = ()) -> str:
+    """The prompt with the given character spans wrapped in ``<mark>`` (overlaps merged) and the ``unchecked``
+    ones (physical clauses no claim covers) in ``<mark class="unchecked">``."""
+    style = np.zeros(len(prompt) + 1, np.int8)
+    for value, group in ((2, unchecked), (1, spans)):
+        for a, b in group:
+            style[max(0, a):max(0, min(b, len(prompt)))] = value
     out, k = [], 0
     while k < len(prompt):
         j = k
-        while j < len(prompt) and on[j] == on[k]:
+        while j < len(prompt) and style[j] == style[k]:
             j += 1
         chunk = html.escape(prompt[k:j])
-        out.append(f"<mark>{chunk}</mark>" if on[k] else chunk)
+        out.append({0: chunk, 1: f"<mark>{chunk}</mark>", 2: f'<mark class="unchecked">{chunk}</mark>'}[int(style[k])])
         k = j
     return "".join(out)
 
@@ -171,6 +173,10 @@ def render_html(plan: Plan | None, verdict: ClipVerdict, records: list[EvidenceR
                 strips: dict[str, bytes], rejected: dict[str, Any] | None = None) -> str:
     esc = html.escape
     contradicted = [c.span for c in verdict.claims if c.state == "contradicted"]
+    unchecked = [u.span for u in verdict.unplanned if u.physical]
+    unplanned = "".join(f"<tr><td>{esc(u.text)}<br><small>chars {u.span[0]}-{u.span[1]}</small></td>"
+                        f"<td>{'physical: ' + esc(', '.join(u.words)) if u.physical else 'not physical'}</td></tr>"
+                        for u in verdict.unplanned)
     rows = []
     for c in verdict.claims:
         subs = "<br>".join(f"{esc(s.obligation)} {_badge(s.state)} <code>{esc(s.op_id)}</code> {esc(s.text)}"
@@ -206,13 +212,13 @@ def render_html(plan: Plan | None, verdict: ClipVerdict, records: list[EvidenceR
 <html lang="en"><head><meta charset="utf-8"><title>VeriPhy critic: {esc(verdict.verdict)}</title>
 <style>
 body {{ font-family: sans-serif; margin: 1.5em; max-width: 1400px; }}
-mark {{ background: #f5b7b1; }} .badge {{ color: white; padding: 1px 6px; border-radius: 4px; font-size: 90%; }}
+mark {{ background: #f5b7b1; }} mark.unchecked {{ background: #fcf3cf; }} .badge {{ color: white; padding: 1px 6px; border-radius: 4px; font-size: 90%; }}
 table {{ border-collapse: collapse; margin: .5em 0; }} td, th {{ border: 1px solid #ccc; padding: 3px 6px;
 vertical-align: top; font-size: 90%; }} .packet {{ border-left: 4px solid #c0392b; padding-left: 1em;
 margin: 1em 0; }} img {{ max-width: 100%; display: block; margin: .5em 0; }} .prompt {{ font-size: 120%; }}
 </style></head><body>
 <h1>Verdict: {_badge(verdict.verdict)} <small>p_plausible = {verdict.p_plausible:.3f}</small></h1>
-<p class="prompt">{marked_prompt(verdict.prompt, contradicted)}</p>
+<p class="prompt">{marked_prompt(verdict.prompt, contradicted, unchecked)}</p>
 <p>{esc(verdict.reason)}. Clip <code>{esc(verdict.video)}</code> (sha256 {esc(verdict.clip_sha256[:16])}&hellip;).
 Calls: {cost.calls} ({cost.tool_calls} tool, {cost.model_calls} model, {cost.planner_model_calls} planner)
 over {cost.operations} operations.</p>
@@ -222,6 +228,9 @@ over {cost.operations} operations.</p>
 <h2>Contradiction packets</h2>{''.join(packets) or '<p>none</p>'}
 <h2>Claims</h2><table><tr><th>id</th><th>kind</th><th>claim</th><th>state</th><th>sub-checks</th>
 <th>window</th></tr>{''.join(rows)}</table>
+<h2>Not checked</h2>{('<p>Clauses of the prompt no claim covers (a physical one keeps the clip from being '
+                        'supported):</p><table><tr><th>clause</th><th>kind</th></tr>' + unplanned + '</table>')
+                       if unplanned else '<p>none: every clause of the prompt is covered by a claim</p>'}
 <h2>Plan</h2><table><tr><th>id</th><th>op</th><th>arguments</th></tr>{ops}</table>
 <p><small>{len(records)} evidence records in evidence.jsonl.</small></p>
 </body></html>

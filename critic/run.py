@@ -107,6 +107,6 @@ def critique(video_path: str | os.PathLike, prompt: str, cfg_or_components: Any,
     ex: Execution = Executor(comp.specialists, comp.cache).run(plan, video, progress=comp.progress)
     verdict = comp.aggregator.aggregate(plan, ex.records, clip_sha256=video.sha256, video=video_name,
                                         plan_sha256=plan_sha, sanity=video.sanity or VideoSanity(),
-                                        planner_cost=result.cost)
+                                        planner_cost=result.cost, cache_hits=ex.cache_hits)
     return write_outputs(run_dir, plan, list(ex.records.values()), verdict, video=video, results=ex.results,
                          timings=ex.timings(), report=comp.report)

@@ -330,11 +330,13 @@ class GroundOp(_Op):
 
 
 class CountOp(_Op):
-    """Identity-based count of the subject's tracks vs ``n``. Returns a ``Measurement``."""
+    """Identity-based count of the subject's tracks vs ``n`` (``at_least``: n or more, for a plural without a
+    number, "dominoes fall"). Returns a ``Measurement``."""
 
     op: Literal["count"] = "count"
     subject: str
     n: Annotated[int, Field(ge=0, le=1000)]
+    at_least: bool = False
 
 
 class MeasureOp(_Op):
@@ -459,15 +461,28 @@ class Obligation(_Frozen):
     kind: Literal["instrument", "dense"] = "instrument"
 
 
+class UnplannedSpan(_Frozen):
+    """A stretch of the prompt (a clause, ``span`` = ``[start, end)`` character offsets) that no explicit claim
+    covers. ``physical``: it speaks of something physical (``words``: the physical words found in it), so a clip
+    cannot be supported as a whole while it stays unchecked."""
+
+    span: tuple[int, int]
+    text: str
+    physical: bool = False
+    words: list[str] = Field(default_factory=list)
+
+
 class Plan(_Frozen):
     """The surface plan: subjects, claims, obligations, operations (in any order; the validator checks
-    the dependencies are acyclic and the executor runs them in dependency order)."""
+    the dependencies are acyclic and the executor runs them in dependency order), and the prompt's clauses that
+    no claim covers (``unplanned``)."""
 
     prompt: str
     subjects: list[SubjectSpec] = Field(default_factory=list)
     claims: list[Claim] = Field(default_factory=list)
     obligations: list[Obligation] = Field(default_factory=list)
     operations: list[Operation] = Field(default_factory=list)
+    unplanned: list[UnplannedSpan] = Field(default_factory=list)
     planner: str = ""
     notes: list[str] = Field(default_factory=list)
 
@@ -521,9 +536,10 @@ class OperationInputs:
 
 
 class EvidenceRecord(_Frozen):
-    """One dispatched operation. ``cost.seconds`` is wall-clock and therefore left at 0 here; seconds and
-    cache hits go to ``timings.json``, so the same inputs give byte-identical evidence files whether or not
-    a result came from the cache. ``args`` are the operation's declared arguments (its id excluded);
+    """One dispatched operation. ``cost`` is the operation's cost node c(o) (the calls its result took), the same
+    whether or not this run took it from the cache; ``cost.seconds`` is wall-clock and therefore left at 0 here;
+    seconds and cache hits go to ``timings.json`` (and the hits to the verdict's cost), so the same inputs give
+    byte-identical evidence files whether or not a result came from the cache. ``args`` are the operation's declared arguments (its id excluded);
     ``inputs`` the ids of the operations it read."""
 
     op_id: str
@@ -580,10 +596,14 @@ class ContradictionPacket(_Frozen):
 
 
 class CostSummary(_Frozen):
+    """The calls one critique made. An operation answered from the cache made none: it is counted in
+    ``cache_hits``, not in ``tool_calls``/``model_calls``."""
+
     tool_calls: int = 0
     model_calls: int = 0
     operations: int = 0
     planner_model_calls: int = 0
+    cache_hits: int = 0
     #: every call made for this clip (tools + models + planner models); filled in when left at -1
     calls: int = -1
 
@@ -599,7 +619,9 @@ class ClipVerdict(_Frozen):
 
     ``p_plausible`` is a ranking score in [0, 1], not a calibrated probability:
     ``(n_supported + 0.5 * n_unknown) / n_claims`` for a clip that is not contradicted, half of it for a
-    contradicted clip (so ``p < 0.5`` iff contradicted), 0.5 when there are no claims."""
+    contradicted clip (so ``p < 0.5`` iff contradicted), 0.5 when there are no claims; an unplanned physical
+    clause counts as an unknown claim. ``unplanned``: the plan's clauses no claim covers (a physical one keeps
+    the clip from being supported)."""
 
     clip_sha256: str
     video: str
@@ -611,4 +633,5 @@ class ClipVerdict(_Frozen):
     packets: list[ContradictionPacket]
     cost: CostSummary
     p_plausible: float
+    unplanned: list[UnplannedSpan] = Field(default_factory=list)
     sanity: VideoSanity = VideoSanity()

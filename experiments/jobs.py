@@ -2,12 +2,11 @@
 
 A release-point job, for one (scene, seed, prompt, release step i*):
 
-1. skips itself when its outputs are complete and valid (resume);
+1. skips itself when its outputs are complete and valid (resume), else clears what a killed attempt left;
 2. fits the scene to the generator's size (``framing``), simulates it and renders its control video, and
    refuses a scene whose retention cannot be measured with this generator (``measurable``) before anything
    is written or generated;
-3. clears what a killed attempt left and writes the scoring settings (``scoring.json``: threshold, minimum
-   frames) before anything is scored;
+3. writes the scoring settings (``scoring.json``: threshold, minimum frames) before anything is scored;
 4. obtains its clip from the configured executor (naive, prefix-shared, or the control itself);
 5. tracks the scene's object in the clip and scores retention against the projected simulated path;
 6. writes ``scene.json``, ``trajectory.npz``, ``control/``, ``clip.npz`` (+ ``clip.mp4``, ``clip.json``),
@@ -126,6 +125,16 @@ def skip_complete_job(job_dir: Path, key: str) -> bool:
     return True
 
 
+def start_job(job_dir: Path, key: str) -> bool:
+    """False when ``job_dir`` already holds this job, complete (skip it); else clear what an interrupted attempt
+    left there, make the directory and return True (run it)."""
+    if skip_complete_job(job_dir, key):
+        return False
+    jobstate.clear_partial_job(job_dir)
+    job_dir.mkdir(parents=True, exist_ok=True)
+    return True
+
+
 class ReleasePointJob:
     """One clip of a release-point sweep and its retention metrics (``job=release_point``)."""
 
@@ -136,7 +145,7 @@ class ReleasePointJob:
         job_dir = ctx.job_dir
         # The critic's settings (used by ablations and the demo's verdicts) do not change a release job.
         key = job_key(cfg, exclude=("critic",))
-        if skip_complete_job(job_dir, key):
+        if not start_job(job_dir, key):
             return {"status": "skipped", "job_dir": str(job_dir)}
         scoring = _validated(RetentionConfig, cfg.retention, "retention")
         scene = simulate_scene(instantiate(cfg.scene), _validated(VideoSize, cfg.video, "video"),
@@ -146,8 +155,6 @@ class ReleasePointJob:
         # windows are too short to correlate, would only give empty cells.
         require_measurable(scene, _validated(SceneRequirements, cfg.measurable, "measurable")
                            if cfg.get("measurable") else SceneRequirements())
-        jobstate.clear_partial_job(job_dir)
-        job_dir.mkdir(parents=True, exist_ok=True)
 
         # The threshold is fixed in the run before any clip is scored.
         write_json(job_dir / "scoring.json", {"threshold": scoring.threshold, "min_frames": scoring.min_frames,

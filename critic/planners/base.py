@@ -1,4 +1,6 @@
-"""What every planner returns, and a builder that assigns ids and adds the implicit obligations."""
+"""What every planner returns, a builder that assigns ids and adds the implicit obligations, and the record of
+the prompt's clauses no claim covers (:func:`unplanned_spans`, filled in by :meth:`PlanBuilder.build` for every
+planner alike)."""
 
 from __future__ import annotations
 
@@ -6,9 +8,14 @@ import re
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+import numpy as np
+
 from critic.plan import check_plan
+from critic.planners.lexicon import PHYSICAL_WORD_RE, STOPWORDS, clauses, lower
 from critic.types import (IMPLICIT_QUANTITIES, QUANTITY_SPECS, AnyOp, Claim, Cost, GroundOp, JudgeOp, MeasureOp,
-                          Obligation, Plan, SubjectSpec, op_subjects)
+                          Obligation, Plan, SubjectSpec, UnplannedSpan, op_subjects)
+
+_WORD_RE = re.compile(r"[a-z][a-z'\-]*")
 
 
 @dataclass(frozen=True)
@@ -37,6 +44,44 @@ def check_implicit(implicit: list[str] | tuple[str, ...]) -> tuple[str, ...]:
     return tuple(implicit)
 
 
+def content_words(text: str) -> list[str]:
+    """The words of ``text`` (lower-cased) that carry content: not stopwords, at least two letters."""
+    return [w for w in _WORD_RE.findall(text.lower()) if len(w) > 1 and w not in STOPWORDS]
+
+
+def unplanned_spans(prompt: str, claims: list[Claim], noun_phrases: list[tuple[int, int]] = ()) -> list[UnplannedSpan]:
+    """Every stretch of a clause of ``prompt`` that no explicit claim covers and that holds a content word, in
+    prompt order. A stretch holding a physical word (``lexicon.PHYSICAL_WORD_RE``) outside the ``noun_phrases``
+    that name subjects ("blue paint", "an empty balloon": nouns and adjectives, not processes) is a physical one:
+    the plan did not check something physical the prompt says, so the clip cannot be supported as a whole."""
+    covered = np.zeros(len(prompt), bool)
+    for c in claims:
+        if c.kind == "explicit":
+            covered[c.span[0]:c.span[1]] = True
+    low = lower(prompt)
+    out: list[UnplannedSpan] = []
+    for clause in clauses(low):
+        k = clause.start
+        while k < clause.end:
+            if covered[k]:
+                k += 1
+                continue
+            j = k
+            while j < clause.end and not covered[j]:
+                j += 1
+            a, b = k, j
+            while a < b and not low[a].isalnum():
+                a += 1
+            while b > a and not low[b - 1].isalnum():
+                b -= 1
+            if content_words(low[a:b]):
+                words = list(dict.fromkeys(m.group(0) for m in PHYSICAL_WORD_RE.finditer(low, a, b)
+                                           if not any(x <= m.start() < y for x, y in noun_phrases)))
+                out.append(UnplannedSpan(span=(a, b), text=prompt[a:b], physical=bool(words), words=words))
+            k = j
+    return out
+
+
 class PlanBuilder:
     """Builds a plan with readable ids (``s``/``c1``/``o1``/``c1.1``); identical operations are shared."""
 
@@ -47,6 +92,8 @@ class PlanBuilder:
         self.obligations: list[Obligation] = []
         self.ops: list[AnyOp] = []
         self.notes: list[str] = []
+        #: spans of the noun phrases that name subjects (their words are names, not events)
+        self.noun_phrases: list[tuple[int, int]] = []
         self._op_keys: dict[str, str] = {}
 
     @classmethod
@@ -57,6 +104,7 @@ class PlanBuilder:
         b.claims, b.obligations, b.ops, b.notes = list(plan.claims), list(plan.obligations), \
             list(plan.operations), list(plan.notes)
         b._op_keys = {op.model_dump_json(exclude={"id"}): op.id for op in plan.operations}
+        b.noun_phrases = [tuple(s.span) for s in plan.subjects if s.span is not None]
         return b
 
     # subjects ------------------------------------------------------------------------------------
@@ -126,9 +174,11 @@ class PlanBuilder:
         phrase = self.prompt[span[0]:span[1]]
         for quantity in which:
             implicit = QUANTITY_SPECS[quantity].implicit
-            if implicit.unless_stated and any(isinstance(o, MeasureOp) and o.subject == subject
-                                              and o.quantity == quantity for o in self.ops):
-                continue  # the prompt itself says something about it (a ghost ball passes through the wall)
+            stated = [o for o in self.ops if isinstance(o, MeasureOp) and o.subject == subject and o.quantity == quantity]
+            if any(implicit.unless_stated or o.expect.holds != implicit.expect.holds for o in stated):
+                # the prompt itself says something about it (a ghost ball passes through the wall), or states the
+                # opposite of the presumption (a cube floats in mid-air): the prompt's word stands
+                continue
             check = self.op(MeasureOp, subject=subject, quantity=quantity, expect=implicit.expect)
             if any(ob.check == check for ob in self.obligations):
                 continue
@@ -153,5 +203,7 @@ class PlanBuilder:
         used = {s for op in self.ops for s in op_subjects(op)} | {s for c in self.claims for s in c.subjects}
         subjects = [s for n, s in self.subjects.items() if n in used]
         plan = Plan(prompt=self.prompt, subjects=subjects, claims=self.claims, obligations=self.obligations,
-                    operations=self.ops, planner=planner, notes=self.notes)
+                    operations=self.ops, unplanned=unplanned_spans(self.prompt, self.claims, self.noun_phrases),
+                    planner=planner,
+                    notes=self.notes)
         return check_plan(plan)

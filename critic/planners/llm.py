@@ -44,13 +44,15 @@ def example_plan() -> str:
             return {k: compact(v) for k, v in x.items() if v is not None}
         return [compact(v) for v in x] if isinstance(x, list) else x
 
-    return json.dumps(compact(plan.model_dump(mode="json", exclude={"planner", "notes"})), separators=(",", ":"))
+    return json.dumps(compact(plan.model_dump(mode="json", exclude={"planner", "notes", "unplanned"})),
+                      separators=(",", ":"))
 
 
 def fix_spans(data: dict[str, Any], prompt: str) -> dict[str, Any]:
     """Models miscount characters: where a claim's text occurs in the prompt, take its offsets from there."""
     data = dict(data)
     data["prompt"] = prompt  # the plan is about this prompt, whatever the model echoed
+    data.pop("unplanned", None)  # which clauses no claim covers is measured from the claims, not taken from the model
     claims = []
     for c in data.get("claims") or []:
         if isinstance(c, dict) and isinstance(c.get("text"), str):

@@ -1,18 +1,32 @@
 """The offline default planner: deterministic rules over the prompt's words (no model).
 
-What it recognises (every claim keeps the character span it came from):
+What it recognises, by class of words (``critic.planners.lexicon``), every claim keeping the character span it
+came from:
 
-* subjects: determiner/number + adjectives (colour, size, material) + a noun ("three small red balls");
-  pronouns ("it", "they") and definite mentions ("the ball") refer back to a declared subject;
-* physical events: fall/drop, throw/toss, bounce (with "twice", "off the wall"), roll, slide (with a direction), collide,
-  hit, topple, land, come to rest, pass through, break;
-* temporal connectives between events: then / before / after, while / when / as / as soon as;
-* depth relations ("the red ball is in front of the blue cube", "rolls toward the camera"), counts
-  ("three balls"), text ("a sign reading 'OPEN'"), sounds ("a thud as it lands");
-* negation ("does not bounce").
+* subjects: determiner/number + adjectives (colour, size, material) + a noun ("three small red balls", "a row of
+  dominoes", bare plurals "dominoes fall"); animate bodies and vehicles when they act ("a dog runs"); any noun
+  right before an event verb ("a zorblax falls"); pronouns ("it", "they", "which") and definite mentions ("the
+  ball", "the blue one") refer back to a declared subject;
+* physical events a track-based instrument measures: falling and being released or dropped; throwing (with a
+  direction: "thrown to the right"); rolling, sliding and locomotion ("swims", "skates", "walks") with a direction
+  phrase ("to the left", "from left to right" takes the goal, "from the left" the way away from it, "up the
+  screen"); being lowered or raised; bouncing ("twice", "off the wall"); hitting, colliding, touching; landing;
+  toppling; coming to rest and staying still; hovering in mid-air; standing or lying on a support; passing
+  through;
+* physical processes no instrument measures (melting, pouring, spinning, breaking ...): a ``judge`` claim over the
+  clause, unknown when no semantic verifier is configured;
+* temporal connectives between events: then / before / after, while / when / as / as soon as; an elided verb
+  ("the red ball lands before the blue one") repeats the previous event for the new subject. Each event takes
+  part in an order relation through the window that stands for it there (``ORDER_WINDOWS``): a fall after
+  another event through its landing, a rest through its onset; a relation without such a window is not checked
+  (a note says so);
+* depth relations ("in front of", "rolls toward the camera"), counts ("three balls": exactly three; "dominoes",
+  "several balls": two or more), text ("a sign reading 'OPEN'"), sounds ("a thud as it lands");
+* negation ("does not bounce", "never stops", "rolls without bouncing").
 
 Every rigid grounded subject also gets the implicit obligations of DESIGN §5. Lessons from memory M add
-obligations where their trigger matches the prompt.
+obligations where their trigger matches the prompt. Clauses no claim covers are recorded in the plan
+(``Plan.unplanned``, by :class:`critic.planners.base.PlanBuilder`).
 """
 
 from __future__ import annotations
@@ -23,120 +37,172 @@ from typing import Any
 
 from critic.plan import PlanError
 from critic.planners.base import PlanBuilder, PlanResult, check_implicit
+from critic.planners.lexicon import (ANIMATE, COLOURS, CONNECTIVE_KIND, DEFORMING_RE, JUDGED_PROCESS_RE, NON_RIGID,
+                                     NOUNS, NUMBERS, OTHER_ADJECTIVES, PARTITIVES, PRONOUNS, SCENERY, SEVERAL, SHADES, SIZES,
+                                     STOPWORDS, SURFACES, VEHICLES, clauses, lower, verb_forms, words_re)
 from critic.types import (IMPLICIT_QUANTITIES, QUANTITY_SPECS, BeforeOp, CountOp, DepthOp, DuringOp, EventRef, Expect,
                           GroundOp, HearOp, JudgeOp, MeasureOp, ReadOp, SubjectSpec)
 
-NUMBERS = {"one": 1, "single": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-           "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a pair of": 2, "a couple of": 2}
-COLOURS = ("red", "blue", "green", "yellow", "orange", "purple", "pink", "white", "black", "gray", "grey", "brown",
-           "golden", "silver", "cyan", "magenta")
-SIZES = {"small": "small", "little": "small", "tiny": "small", "large": "large", "big": "large", "huge": "large",
-         "giant": "large"}
-OTHER_ADJECTIVES = ("wooden", "metal", "metallic", "rubber", "plastic", "heavy", "light", "shiny", "bouncy",
-                    "tennis", "soccer", "bowling", "billiard", "ping-pong", "glass", "steel", "stone", "toy",
-                    "round", "square", "solid")
-#: countable rigid things (plural -> singular); anything else only becomes a subject before an event verb
-NOUNS = {"balls": "ball", "ball": "ball", "cubes": "cube", "cube": "cube", "boxes": "box", "box": "box",
-         "blocks": "block", "block": "block", "dominoes": "domino", "dominos": "domino", "domino": "domino",
-         "marbles": "marble", "marble": "marble", "spheres": "sphere", "sphere": "sphere", "cans": "can",
-         "can": "can", "bottles": "bottle", "bottle": "bottle", "cups": "cup", "cup": "cup", "mugs": "mug",
-         "mug": "mug", "vases": "vase", "vase": "vase", "eggs": "egg", "egg": "egg", "apples": "apple",
-         "apple": "apple", "oranges": "orange", "orange": "orange", "rocks": "rock", "rock": "rock",
-         "stones": "stone", "stone": "stone", "pebbles": "pebble", "pebble": "pebble", "bricks": "brick",
-         "brick": "brick", "books": "book", "book": "book", "cars": "car", "car": "car", "pucks": "puck",
-         "puck": "puck", "coins": "coin", "coin": "coin", "dice": "die", "die": "die", "cylinders": "cylinder",
-         "cylinder": "cylinder", "pins": "pin", "pin": "pin", "bowls": "bowl", "bowl": "bowl",
-         "glasses": "glass", "plates": "plate", "plate": "plate", "objects": "object", "object": "object",
-         "pendulum": "pendulum", "spoon": "spoon", "spoons": "spoon", "keys": "key", "phone": "phone",
-         "blobs": "blob", "blob": "blob", "disc": "disc", "discs": "disc", "disk": "disk", "wheel": "wheel",
-         "tire": "tire", "tyre": "tyre", "bucket": "bucket", "crate": "crate", "crates": "crate",
-         "basketball": "basketball", "basketballs": "basketball", "football": "football", "footballs": "football",
-         "baseball": "baseball", "baseballs": "baseball", "volleyball": "volleyball", "snowball": "snowball",
-         "beachball": "beachball", "glass": "glass", "jar": "jar", "jars": "jar", "pot": "pot", "toy": "toy",
-         "balloon": "balloon", "balloons": "balloon", "water": "water", "liquid": "liquid", "cloth": "cloth",
-         "towel": "towel", "rope": "rope", "paper": "paper", "feather": "feather", "smoke": "smoke"}
-NON_RIGID = {"water", "liquid", "cloth", "towel", "rope", "paper", "feather", "smoke", "balloon", "blob"}
-#: static geometry: never a subject; floor-like and wall-like surfaces
-SURFACES = {"floor": "floor", "ground": "floor", "table": "floor", "tabletop": "floor", "desk": "floor",
-            "counter": "floor", "pavement": "floor", "court": "floor", "grass": "floor", "road": "floor",
-            "wall": "wall", "walls": "wall", "door": "wall", "window": "wall", "fence": "wall"}
-SCENERY = {"ramp", "slope", "incline", "shelf", "ledge", "edge", "hill", "stairs", "steps", "air", "room", "scene",
-           "camera", "sign", "banner", "board", "poster", "label", "screen", "sky", "sound", "noise", "way", "time",
-           "times", "side", "left", "right", "top", "bottom", "corner", "middle", "background", "foreground",
-           "hand", "hands", "person", "man", "woman", "boy", "girl", "child", "kid", "player", "someone",
-           "somebody", "he", "she", "dog", "cat", "thud", "bang", "clack", "stop", "rest", "halt"}
-STOPWORDS = {"it", "they", "them", "then", "and", "the", "a", "an", "of", "to", "on", "in", "off", "onto", "into",
-             "with", "from", "after", "before", "while", "when", "as", "soon", "that", "which", "this", "there",
-             "is", "are", "was", "were", "be", "its", "their", "other", "another", "each", "both", "all", "not",
-             "does", "do", "never", "slowly", "quickly", "finally", "eventually", "gently", "suddenly"}
-PRONOUNS = ("it", "they", "them", "itself", "themselves", "both", "each")
+#: every noun that names a body: countable things, animate bodies, vehicles (plural -> singular)
+BODIES = {**NOUNS, **ANIMATE, **VEHICLES}
+SELF_PROPELLED = set(ANIMATE.values()) | set(VEHICLES.values())
 
-DET = r"(?:(?P<det>an?|the|one|single|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d+|" \
-      r"some|several|a pair of|a couple of)\s+)"
-ADJ = r"(?P<adj>(?:(?:" + "|".join(COLOURS + tuple(SIZES) + OTHER_ADJECTIVES) + r")(?:\s+|-))*)"
+#: words that make an animal noun an object ("a toy dog", "a rubber duck", "a wooden horse")
+_OBJECT_MODIFIERS = {"toy", "rubber", "plastic", "wooden", "metal", "metallic", "stuffed", "plush", "ceramic",
+                     "porcelain", "glass", "stone", "paper", "cardboard", "clay", "inflatable"}
+_DETS = sorted([k for k in NUMBERS if k != "both"] + list(SEVERAL) + ["an?", "the", "another", "this", "these",
+                                                                       "those", r"\d+"], key=len, reverse=True)
+DET = r"(?:(?P<det>" + "|".join(d if d in ("an?", r"\d+") else re.escape(d) for d in _DETS) + r")\s+)"
+ADJ = r"(?P<adj>(?:(?:" + "|".join(map(re.escape, COLOURS + tuple(SIZES) + OTHER_ADJECTIVES + SHADES)) \
+      + r"|[a-z]+-(?:colou?red|coloured|legged|shaped|sized))(?:\s+|-))*)"
 #: with a determiner, up to two unlisted modifier words may precede the noun ("two billiard balls")
-EXTRA = r"(?(det)(?:(?!(?:and|or|then|with|of|on|in|to|is|are|was)\b)[a-z]+(?:\s+|-)){0,2}?|)"
-MENTION_RE = re.compile(r"\b" + DET + "?" + ADJ + EXTRA + r"(?P<noun>" + "|".join(sorted(NOUNS, key=len, reverse=True))
-                        + r")\b")
-GENERIC_RE = re.compile(r"\b" + DET + ADJ + r"(?P<noun>[a-z][a-z\-]{2,})\b")
+EXTRA = r"(?(det)(?:(?!(?:" + "|".join(sorted(STOPWORDS | set(SCENERY))) + r")\b)[a-z]+(?:\s+|-)){0,2}?|)"
+MENTION_RE = re.compile(r"\b" + DET + "?" + ADJ + EXTRA + r"(?P<noun>" + "|".join(
+    map(re.escape, sorted(BODIES, key=len, reverse=True))) + r")\b")
+GENERIC_RE = re.compile(r"\b" + DET + "?" + ADJ + r"(?P<noun>[a-z][a-z\-]{2,})\b")
+#: "the blue one", "a red one": the noun of the latest mention, with these adjectives
+ONE_RE = re.compile(r"\b(?P<det>the|a|an)\s+(?P<adj>(?:(?:" + "|".join(map(re.escape, COLOURS + tuple(SIZES) + SHADES))
+                    + r")\s+)+)one\b")
 PRONOUN_RE = re.compile(r"\b(?:" + "|".join(PRONOUNS) + r")\b")
+PLURAL_PRONOUNS = ("they", "them", "themselves", "both", "each")
 
-NEG = r"(?:\b(?:not|never|doesn't|don't|didn't|does not|do not|did not|without|no longer|fails? to|won't)\b[^,.;]*?)"
-_OBJ = r"(?:\s+(?:the|a|an)\s+(?P<obj>(?:[a-z\-]+\s+){0,3}?[a-z\-]+))?"
+NEG_RE = re.compile(r"\b(?:not|never|no longer|cannot|fails? to|failed to|neither|nor)\b|n't\b")
+_OBJ = r"(?:\s+(?:(?:the|a|an|another|its|their)\s+(?P<obj>(?:[a-z\-]+\s+){0,3}?[a-z\-]+)|" \
+       r"(?P<pron>it|them|each other|one another)\b))?"
 
 
-@dataclass
+@dataclass(frozen=True)
 class EventPattern:
+    """One class of event verbs.
+
+    * ``quantity``/``event``: the measurement that checks it and its default event window (``None``: a ``judge``
+      claim, no instrument measures it).
+    * ``partner``: the words after the verb name a partner (a subject or a surface).
+    * ``direction``: the default direction of a directional quantity (a direction phrase overrides it).
+    * ``transitive``: the object after the verb is what moves ("someone drops an apple": the apple falls), unless
+      the verb is passive ("the ball is released": the ball falls).
+    * ``holds``: what the verb asserts of the quantity ("hovers": support does *not* hold).
+    * ``self_propelled``: the pattern a self-propelled body (an animal, a vehicle) takes instead ("a bird flies"
+      is locomotion, not a ballistic fall).
+    * ``inanimate_only``: only for bodies that do not move by themselves ("stands on the mat").
+    * ``with_direction``: a direction phrase after the verb adds a ``direction`` sub-check ("thrown to the right").
+    """
+
     name: str
     regex: re.Pattern
-    quantity: str | None  # None: judge (no instrument measures it)
+    quantity: str | None
     event: str | None
-    partner: bool = False  # the words after the verb name the partner (subject or surface)
+    partner: bool = False
     direction: str | None = None
     surface: str | None = None
+    transitive: bool = False
+    holds: bool = True
+    self_propelled: str | None = None
+    inanimate_only: bool = False
+    with_direction: bool = False
 
 
 def _p(name, pattern, quantity, event, **kw) -> EventPattern:
-    if quantity is not None and event not in QUANTITY_SPECS[quantity].events:
+    if quantity is not None and event is not None and event not in QUANTITY_SPECS[quantity].events:
         # temporal relations refer to this event window: the quantity must produce it
         raise ValueError(f"event pattern {name!r}: {quantity} produces no {event!r} window")
     return EventPattern(name, re.compile(pattern), quantity, event, **kw)
 
 
+def _v(spec: str) -> str:
+    return words_re(verb_forms(spec))
+
+
+_PASSIVE_RE = re.compile(r"\b(?:is|are|was|were|be|been|being|gets?|got|getting)\s+(?:\w+ly\s+)?(?:then\s+)?$")
+
 #: order matters: multi-word verbs first, and a matched stretch is masked before later patterns run
 EVENTS: list[EventPattern] = [
     _p("topple", r"\b(?:topples?|toppled|toppling|tips? over|tipped over|tipping over|falls? over|fell over|"
-                 r"knocks? over|knocked over|keels? over)\b", "direction", "motion", direction="down"),
+                 r"keels? over|(?:is|are|was|were|gets?|got|being)\s+knocked\s+(?:over|down))\b",
+       "direction", "motion", direction="down"),
     _p("rest", r"\b(?:comes? to (?:a )?(?:rest|stop|halt|standstill)|came to (?:a )?(?:rest|stop|halt|standstill)|"
-               r"coming to (?:a )?(?:rest|stop|halt)|rests?|rested|settles?|settled|stops?|stopped)\b",
+               r"coming to (?:a )?(?:rest|stop|halt)|rests?|rested|settles?|settled|stops?|stopped|"
+               r"(?:stays?|stayed|remains?|remained|remaining|staying)\s+(?:still|motionless|stationary|in place|"
+               r"at rest|put|standing|upright|in position)|(?:sits?|sitting|stands?|standing|lies|lying)\s+still)\b",
        "rest", "rest"),
-    _p("pass_through", r"\b(?:pass(?:es|ed|ing)?|goes|go|went|rolls?|rolled|flies|flew|slides?|slid|moves?)\s+"
-                       r"(?:right\s+)?through\b" + _OBJ, "contact", "contact", partner=True),
+    _p("hover", r"\b(?:(?:floats?|floated|floating|hovers?|hovered|hovering|levitates?|levitated|levitating|"
+                r"suspended|hangs?|hung|hanging|stays?|remains?)\s+(?:\w+\s+)?(?:in|into|through)\s+(?:the\s+)?"
+                r"(?:mid-?\s?)?air|hovers?|hovered|hovering|levitates?|levitated|levitating)\b",
+       "support", None, holds=False),
+    _p("pass_through", r"\b(?:(?:pass(?:es|ed|ing)?|goes|go|went|rolls?|rolled|flies|flew|slides?|slid|moves?)\s+"
+                       r"(?:right\s+|straight\s+)?through(?!\s+(?:the\s+)?(?:air|sky|space|mid-?air)\b)|"
+                       r"penetrat(?:es|ed|ing)|pierc(?:es|ed|ing))\b" + _OBJ,
+       "contact", "contact", partner=True),
     _p("collide", r"\b(?:collide[sd]?|colliding)\b(?:\s+(?:with|into))?" + _OBJ, "collision_response", "contact",
        partner=True),
-    _p("hit", r"\b(?:hits?|hitting|strikes?|struck|striking|knocks? into|crash(?:es|ed)? into|smash(?:es|ed)? into|"
-              r"bumps? into|bumped into|runs? into|ran into|slams? into|slammed into)\b" + _OBJ,
+    _p("hit", r"\b(?:hits?|hitting|strikes?|struck|striking|knocks?|knocked|knocking|crash(?:es|ed)?(?: into)?|"
+              r"smash(?:es|ed)? into|bumps? into|bumped into|runs? into|ran into|slams? into|slammed into|"
+              r"rams? into|rammed into)\b(?:\s+(?:over|down|into|against|onto))?" + _OBJ,
        "collision_response", "contact", partner=True),
-    _p("land", r"\b(?:lands?|landed|landing)\b(?:\s+(?:on|onto|in))?" + _OBJ, "contact", "contact", partner=True,
-       surface="floor"),
-    _p("bounce", r"\b(?:bounces?|bounced|bouncing|rebounds?|rebounded)\b(?:\s+off)?" + _OBJ, "bounce", "contact",
-       partner=True),
-    _p("break", r"\b(?:breaks?|broke|broken|shatters?|shattered|smash(?:es|ed)?|cracks?|cracked)\b", None, None),
-    _p("fall", r"\b(?:falls?|fell|falling|drops?|dropped|dropping|tumbles?|tumbled|plummets?|plunges?)\b",
-       "free_fall", "airborne"),
-    # thrown/tossed things fly on a ballistic arc: airborne, accelerating downward
-    _p("throw", r"\b(?:throws?|threw|thrown|throwing|toss(?:es|ed|ing)?|lobs?|lobbed|launch(?:es|ed)?|flies|flew|"
-                r"flying)\b", "free_fall", "airborne"),
-    _p("roll", r"\b(?:rolls?|rolled|rolling)\b", "direction", "motion", direction="horizontal"),
-    _p("slide", r"\b(?:slides?|slid|sliding|glides?|glided|skids?|skidded)\b", "direction", "motion",
-       direction="horizontal"),
+    _p("touch", r"\b(?:touch(?:es|ed|ing)?|makes? contact with|made contact with|making contact with|"
+                r"comes? into contact with|came into contact with)\b" + _OBJ, "contact", "contact", partner=True),
+    _p("land", r"\b(?:lands?|landed|landing|reach(?:es|ed)?|hits? the (?:ground|floor))\b(?:\s+(?:on|onto|in|at))?"
+               + _OBJ, "contact", "contact", partner=True, surface="floor"),
+    _p("bounce", r"\b(?:bounces?|bounced|bouncing|rebounds?|rebounded)\b(?:\s+(?:off|on|along|across|down))?" + _OBJ,
+       "bounce", "contact", partner=True),
+    _p("release", r"\b(?:releases?|released|releasing|lets? go of|let go of|drops?|dropped|dropping)\b",
+       "free_fall", "airborne", transitive=True),
+    _p("fall", r"\b(?:falls?|fell|falling|fallen|tumbles?|tumbled|tumbling|plummets?|plummeted|plunges?|plunged|"
+               r"descends? freely)\b", "free_fall", "airborne"),
+    # thrown things fly on a ballistic arc: airborne, accelerating downward; a bird or a plane flies by itself
+    _p("throw", _v("throw:threw,thrown toss lob:lobbed,lobbing launch hurl fling:flung"),
+       "free_fall", "airborne", transitive=True, with_direction=True),
+    _p("fly", _v("fly:flies,flew,flown,flying soar"), "free_fall", "airborne", self_propelled="locomotion",
+       with_direction=True),
+    _p("lower", _v("lower descend"), "direction", "motion", direction="down", transitive=True),
+    _p("sink", _v("sink:sank,sunk"), "direction", "motion", direction="down"),
+    _p("raise", _v("raise lift rise:rose,risen ascend"), "direction", "motion", direction="up", transitive=True),
+    _p("push", _v("push pull shove nudge flick kick drag:dragged,dragging"), "direction", "motion",
+       direction="horizontal", transitive=True),
+    _p("roll", _v("roll"), "direction", "motion", direction="horizontal", transitive=True),
+    _p("slide", _v("slide:slid glide skid:skidded,skidding"), "direction", "motion", direction="horizontal"),
+    _p("locomotion", _v("swim:swam,swimming skate walk run:ran,running drive:drove,driven ride:rode,ridden crawl "
+                        "sail paddle march jog:jogged,jogging trot gallop travel:travelled,travelling move drift "
+                        "race dash sprint wander jump leap:leapt hop:hopped,hopping climb speed:sped chase"),
+       "direction", "motion", direction="horizontal"),
+    _p("static", r"\b(?:stands?|standing|stood|sits?|sitting|sat|lies|lying|leans?|leaning|leaned|balances|"
+                 r"balanced|balancing|(?:is|are)\s+stacked|stacked|propped(?:\s+up)?)\b", "support", None,
+       inanimate_only=True),
 ]
-DIRECTIONS = [(re.compile(r"\b(?:to the left|leftwards?|left)\b"), "left"),
-              (re.compile(r"\b(?:to the right|rightwards?|right)\b"), "right"),
-              (re.compile(r"\btowards?\s+(?:the\s+)?(?:camera|viewer)\b"), "toward"),
-              (re.compile(r"\baway from\s+(?:the\s+)?(?:camera|viewer)\b"), "away"),
-              (re.compile(r"\b(?:down(?:ward|wards)?)\b"), "down"),
-              (re.compile(r"\b(?:up(?:ward|wards)?)\b"), "up")]
+PATTERNS = {p.name: p for p in EVENTS}
+
+#: which event window of a quantity stands for the event in an order relation, in order of preference (the first
+#: one the registry's quantity produces is taken): ``first`` when the event is the earlier operand of ``before``,
+#: ``then`` when it is the later one. A quantity without an entry uses its pattern's window in both roles; an empty
+#: preference (or none the registry has) leaves the relation unchecked. Why: a state that lasts (the whole airborne
+#: run, the whole motion, rest up to the end) does not mark when it follows something: a fall after a wall hit is
+#: the landing after it, a rest begins at its onset, and motion in a direction has no onset window.
+ORDER_WINDOWS: dict[str, dict[str, tuple[str, ...]]] = {
+    "free_fall": {"first": ("airborne",), "then": ("fall_after_contact", "landing")},
+    "rest": {"first": ("rest_onset",), "then": ("rest_onset", "rest")},
+    "direction": {"first": ("motion",), "then": ()},
+}
+#: a lasting window that may be the earlier operand only of the events that end it (motion ends when rest begins)
+ENDED_BY = {"motion": ("rest", "rest_onset")}
+
+DIRECTION_WORDS = {"left": "left", "right": "right", "top": "up", "up": "up", "upward": "up", "bottom": "down",
+                   "down": "down", "downward": "down"}
+OPPOSITE = {"left": "right", "right": "left", "up": "down", "down": "up"}
+_SIDE = r"(?:the\s+)?(?P<{g}>left|right|top|bottom)(?:\s+(?:side|edge|end))?(?:\s+of\s+(?:the\s+)?" \
+        r"(?:screen|frame|image|view|scene|picture|table))?"
+#: direction phrases after a motion verb, in order of precedence; each gives the direction of the motion
+DIRECTION_PHRASES: list[tuple[re.Pattern, str]] = [
+    (re.compile(r"\bfrom\s+" + _SIDE.format(g="a") + r"\s+(?:to|towards?|toward)\s+" + _SIDE.format(g="b")), "b"),
+    (re.compile(r"\b(?:towards?|toward)\s+(?:the\s+)?(?:camera|viewer)\b"), "toward"),
+    (re.compile(r"\baway\s+from\s+(?:the\s+)?(?:camera|viewer)\b"), "away"),
+    (re.compile(r"\b(?:to|towards?|toward)\s+the\s+(?P<b>left|right)\b(?!\s+(?:of|side of|hand)\b)"), "b"),
+    (re.compile(r"\b(?P<b>left|right|up|down)wards?\b"), "b"),
+    (re.compile(r"\b(?P<b>up|down)\s+(?:the\s+|a\s+)?(?:screen|image|frame|ramp|slope|hill|incline|stairs|steps|"
+                r"pole|post|chute|slide|wall|track)\b"), "b"),
+    (re.compile(r"^\s*(?:[a-z]+ly\s+)?(?P<b>left|right|up|down|upward|downward)\b(?!\s+(?:of|to)\b)"), "b"),
+    (re.compile(r"\bfrom\s+" + _SIDE.format(g="a") + r"\b(?!\s+(?:of|hand)\b)"), "away_from_a"),
+]
+
 #: depth relations (image-space depth: no calibration); "approaching"/"receding" are relative to the camera
 DEPTH_RE = re.compile(r"\b(?P<nearer>in front of|nearer (?:to the camera )?than|closer (?:to the camera )?than)\b|"
                       r"\b(?P<farther>behind|farther (?:from the camera )?than|further (?:from the camera )?than)\b|"
@@ -153,15 +219,9 @@ TEXT_HOLDER_RE = re.compile(r"\b(?:an?|the)\s+(?:[a-z]+\s+){0,2}?(?:sign|banner|
 SOUND_RE = re.compile(r"\b(?:(?:an?|the|with an?|loud|soft|dull|sharp|audible)\s+)*(?:[a-z]+\s+)?"
                       r"(?P<sound>thuds?|thumps?|bangs?|clacks?|clanks?|clinks?|clicks?|crash(?:es)?|knocks?|smacks?|"
                       r"thwacks?|clatters?|pops?|sound|noise|impact sound)\b")
-CONNECTIVES = [("as soon as", "during"), ("and then", "before"), ("then", "before"), ("before", "before"),
-               ("after", "after"), ("afterwards", "before"), ("while", "during"), ("when", "during"),
-               ("as", "during"), ("until", "before"), ("and", None), ("but", None)]
-CONNECTIVE_RE = re.compile(r"(?P<stop>[.;!?]+|[,:])|(?<![\w'])(?P<c>" + "|".join(re.escape(c) for c, _ in CONNECTIVES)
-                           + r")(?![\w'])")
-#: connective words that are not connectives here ("one after another", "as well as")
-NOT_CONNECTIVE_RE = re.compile(r"(?:one|each|the other)\s+after\s+(?:another|the other|one)|\bas\s+(?:soon|well|if|though)\b"
-                               r"|\bsoon\s+as\b")
-CONNECTIVE_KIND = dict(CONNECTIVES)
+#: words that end a clause's event list without being events ("the blue one does")
+ELLIPSIS_RE = re.compile(r"^\s*(?:(?:the|a|an)\s+)?(?:[a-z\-]+\s+){0,3}?(?:[a-z\-]+)(?:\s+(?:does|did|do|too|first|"
+                         r"second|next|later|as well))?\s*$")
 
 
 @dataclass
@@ -172,12 +232,16 @@ class Mention:
 
 @dataclass
 class Event:
+    """One event claim: its pattern's name, span, subjects, claim id and the operation whose windows stand for it
+    in temporal relations (``op``; None when it has none)."""
+
     kind: str
     span: tuple[int, int]
     subjects: list[str]
     claim: str
     op: str | None = None
-    event: str | None = None
+    quantity: str | None = None
+    negated: bool = False
 
 
 @dataclass
@@ -200,6 +264,10 @@ class ParseState:
     sound_spans: list[tuple[int, int]]
     #: every reference to a declared subject (noun phrases and pronouns), in prompt order once all are found
     mentions: list[Mention] = field(default_factory=list)
+    #: subjects named as a plural without a number ("dominoes", "several balls")
+    plural: set[str] = field(default_factory=set)
+    #: animal nouns made objects by a material or "toy" ("a toy dog", "a rubber duck"): they do not move by themselves
+    objects: set[str] = field(default_factory=set)
     #: the first subject of the latest event ("X collides with Y and comes to rest": X comes to rest)
     last_actor: str | None = None
 
@@ -207,15 +275,65 @@ class ParseState:
         return list(dict.fromkeys(x.subject for x in self.mentions if start <= x.span[0] < end))
 
     def subject_before(self, start: int, pos: int) -> list[str]:
-        """The subject(s) acting at ``pos``: mentions in the clause before it, else the latest before it."""
-        inside = [x for x in self.mentions if start <= x.span[0] < pos]
+        """The subject(s) acting at ``pos``: mentions in the clause before it, else the latest actor, else the
+        latest mention before it."""
+        named = [x for x in self.mentions if start <= x.span[0] < pos]
+        inside = [x for x in named if not _after_preposition(self.low, x.span[0])]
         if inside:
             # "the red ball and the blue ball collide": every mention in the clause before the verb
             return list(dict.fromkeys(x.subject for x in inside))
+        if named or re.search(r"\b(?:the|a|an|its|their|his|her)\s+[a-z\-]+", self.low[start:pos]):
+            # "ramps for a game of marble run", "with the point sinking": the clause's subject is a noun the
+            # planner does not know
+            return []
         if self.last_actor:
             return [self.last_actor]  # "X collides with Y and comes to rest": X comes to rest
-        before = [x for x in self.mentions if x.span[1] <= pos]
-        return [before[-1].subject] if before else []
+        # "a wolf with the body of a horse, galloping": the sentence's subject, not the latest noun
+        sentence = max(self.low.rfind(c, 0, start) for c in ".;!?") + 1
+        main = [x for x in self.mentions if sentence <= x.span[0] < pos and not _after_preposition(self.low, x.span[0])]
+        before = main or [x for x in self.mentions if x.span[1] <= pos]
+        return [(main[0] if main else before[-1]).subject] if before else []
+
+
+_PREPOSITIONS = set("on onto off into in from through over under against with without at near beside down across "
+                    "along toward towards past behind by of above below inside beneath around after before while "
+                    "when upon for like than about as starts start started begins began keeps kept".split())
+_PARTITIVE_OF_RE = re.compile(r"\b(?:" + "|".join(PARTITIVES) + r")\s+of\s+(?:(?:the|a|an|its|their)\s+)?$")
+
+
+def _after_preposition(low: str, pos: int) -> bool:
+    """The noun phrase at ``pos`` follows a preposition ("onto the table"), not a partitive ("a piece of paper")."""
+    before = low[max(0, pos - 40):pos]
+    if _PARTITIVE_OF_RE.search(before):
+        return False
+    return bool(re.search(r"\b(?:on|onto|off|into|in|from|through|over|under|against|with|at|near|beside|down|"
+                          r"across|along|toward|towards|past|behind|by|of|above|below|inside|beneath|around)\s+"
+                          r"(?:(?:the|a|an|its|their)\s+)?$", before))
+
+
+def motion_direction(tail: str) -> str | None:
+    """The direction a direction phrase right after a motion verb gives, or None ("to the left of the bowl" is a
+    place, not a direction; "from left to right" takes the goal; "from the left" the way away from it)."""
+    for rx, how in DIRECTION_PHRASES:
+        m = rx.search(tail)
+        if m is None:
+            continue
+        if how in ("toward", "away"):
+            return how
+        if how == "away_from_a":
+            return OPPOSITE[DIRECTION_WORDS[m.group("a")]]
+        return DIRECTION_WORDS[m.group("b")]
+    return None
+
+
+def _negated(low: str, clause_start: int, s: int) -> bool:
+    """The verb at ``s`` is negated: a negation earlier in its clause ("does not bounce", "never stops rolling"),
+    or "without" right before it ("rolls without bouncing")."""
+    before = low[clause_start:s]
+    if re.search(r"\bwithout\s+(?:[a-z]+\s+)?$", before):
+        return True
+    neg = list(NEG_RE.finditer(before))
+    return bool(neg) and not re.search(r"\bbut\b", before[neg[-1].end():])
 
 
 class RulesPlanner:
@@ -235,19 +353,20 @@ class RulesPlanner:
 
     # ------------------------------------------------------------------------------------------------
     def plan(self, prompt: str, lessons: list[Any] | None = None) -> PlanResult:
-        low = prompt.lower()[: self.max_prompt_chars]
+        low = lower(prompt)[: self.max_prompt_chars]
         st = ParseState(low=low, builder=PlanBuilder(prompt),
                         sound_spans=[(m.start(), m.end()) for m in SOUND_RE.finditer(low)
                                      if not re.match(r"\s+(?:into|over)\b", low[m.end():])])
         b = st.builder
-        clauses = self._clauses(low)
         self._find_subjects(st)
-        masked = self._events(st, clauses)
+        cls = self._clauses(st)
+        masked = self._events(st, cls)
+        self._judged(st, cls)
         self._texts(st)
-        self._sounds(st, masked, clauses)
-        self._depths(st, clauses)
-        self._counts(b)
-        self._temporal(clauses, b)
+        self._sounds(st, masked, cls)
+        self._depths(st, cls)
+        self._counts(st)
+        self._temporal(st, cls)
         if lessons:
             for lesson in lessons:
                 lesson.apply(b, low, st.subjects_in)
@@ -265,196 +384,266 @@ class RulesPlanner:
 
     # ---- clauses -----------------------------------------------------------------------------------
     @staticmethod
-    def _clauses(low: str) -> list[Clause]:
-        clauses: list[Clause] = []
-        start, conn, sentence = 0, None, 0
-        skip = [(m.start(), m.end()) for m in NOT_CONNECTIVE_RE.finditer(low)]
-        for m in CONNECTIVE_RE.finditer(low):
-            if m.group("c") in ("as", "after") and any(a <= m.start() < b for a, b in skip):
+    def _clauses(st: ParseState) -> list[Clause]:
+        """The prompt's clauses; a clause that only names subjects joins the next one when "and" follows ("a red
+        ball and a blue ball collide" is one clause with two actors)."""
+        out: list[Clause] = []
+        for c in clauses(st.low):
+            prev = out[-1] if out else None
+            if prev is not None and c.connective == "and" and prev.sentence == c.sentence \
+                    and st.subjects_in(prev.start, prev.end) and not _has_event(st.low[prev.start:prev.end]):
+                prev.end = c.end
                 continue
-            if m.group("c") and conn is not None and start == m.start():
-                conn = f"{conn} {m.group('c')}" if f"{conn} {m.group('c')}" in CONNECTIVE_KIND else m.group("c")
-                start = m.end()
-                continue
-            if low[start:m.start()].strip():
-                clauses.append(Clause(start, m.start(), conn, sentence))
-                conn = None
-            if m.group("stop") is not None:
-                if re.match(r"[.;!?]", m.group("stop")):
-                    sentence += 1
-                    conn = None
-            else:
-                conn = m.group("c")
-            start = m.end()
-        if start < len(low):
-            clauses.append(Clause(start, len(low), conn, sentence))
-        return [c for c in clauses if low[c.start:c.end].strip()]
+            out.append(Clause(c.start, c.end, c.connective, c.sentence))
+        return out
 
     # ---- subjects ----------------------------------------------------------------------------------
     def _find_subjects(self, st: ParseState) -> None:
         low = st.low
-        verbs = [p.regex for p in EVENTS]
         found: list[tuple[int, int, re.Match]] = []
         for m in MENTION_RE.finditer(low):
+            if m.group("noun") in ("can", "cans") and not (m.group("det") or m.group("adj")):
+                continue  # "a ball can roll": the modal, not a tin
             found.append((m.start(), m.end(), m))
-        # a determiner + unknown noun right before an event verb is a subject too ("a zorblax falls")
+        # any other noun right before an event verb is a subject too ("a zorblax falls", "a wooden plank slides")
         for m in GENERIC_RE.finditer(low):
             noun = m.group("noun")
-            if noun in NOUNS or noun in SURFACES or noun in SCENERY or noun in STOPWORDS or noun in NUMBERS:
+            if noun in BODIES or noun in SURFACES or noun in SCENERY or noun in STOPWORDS or noun in NUMBERS \
+                    or noun in PRONOUNS or noun.endswith(("ed", "ing", "ly")) or low[m.start("noun") - 1:m.start("noun")] == "-":
                 continue
             if any(s <= m.start("noun") < e for s, e, _ in found):
                 continue
-            rest = re.sub(r"^\s*(?:is|was|are|were|gets|got|being)\s+", "", low[m.end():m.end() + 40])
-            if any(v.match(rest.lstrip()) for v in verbs) and not self._after_preposition(low, m.start()):
+            rest = re.sub(r"^\s*(?:(?:is|was|are|were|gets|got|being|then|also|slowly|quickly|suddenly|gently)\s+)*",
+                          "", low[m.end():m.end() + 40])
+            if _has_event(rest, at_start=True) and not _after_preposition(low, m.start()) \
+                    and (m.group("det") or _clause_start(low, m.start())):
                 found.append((m.start(), m.end(), m))
-        for s, e, m in sorted(found, key=lambda t: t[0]):
-            self._bind(st, m)
+        for m in ONE_RE.finditer(low):
+            found.append((m.start(), m.end(), m))
+        found.sort(key=lambda t: t[0])
+        for i, (s, e, m) in enumerate(found):
+            nxt = found[i + 1] if i + 1 < len(found) else None
+            if nxt is not None and _compound(low, (s, e, m), nxt):
+                continue  # "a rubber dog ball": the first noun names the kind of the second, one subject
+            prev = found[i - 1] if i > 0 else None
+            self._bind(st, m, prev[2] if prev is not None and _compound(low, prev, (s, e, m)) else None)
         for m in PRONOUN_RE.finditer(low):
+            word = m.group(0)
             prev = [x for x in st.mentions if x.span[1] <= m.start()]
-            if prev:
-                word = m.group(0)
-                last = prev[-1].subject
-                subjects = [last]
-                if word in ("they", "them", "themselves", "both", "each") and \
-                        st.builder.subjects[last].count in (None, 1):
-                    # "a red ball and a blue ball ... they" -> both
-                    subjects = list(dict.fromkeys(x.subject for x in prev[-2:]))
-                for s in subjects:
-                    st.mentions.append(Mention(s, (m.start(), m.end())))
+            if not prev or (word in ("which", "that") and not _has_event(
+                    re.sub(r"^\s*(?:(?:is|was|are|were|then|also|slowly|quickly|suddenly|gently)\s+)*", "",
+                           low[m.end():m.end() + 40]), at_start=True)):
+                continue  # a relative pronoun refers back only when a verb of an event follows it ("which tips over")
+            last = prev[-1].subject
+            subjects = [last]
+            if word in PLURAL_PRONOUNS and st.builder.subjects[last].count in (None, 1) and last not in st.plural:
+                # "a red ball and a blue ball ... they" -> both
+                subjects = list(dict.fromkeys(x.subject for x in prev[-2:]))
+            for s in subjects:
+                st.mentions.append(Mention(s, (m.start(), m.end())))
         st.mentions.sort(key=lambda x: x.span)
 
     @staticmethod
-    def _after_preposition(low: str, pos: int) -> bool:
-        return bool(re.search(r"\b(?:on|onto|off|into|in|from|through|over|under|against|with|at|near|beside|down|"
-                              r"across|along|toward|towards|past|behind|by)\s+$", low[max(0, pos - 12):pos]))
-
-    @staticmethod
-    def _bind(st: ParseState, m: re.Match) -> None:
+    def _bind(st: ParseState, m: re.Match, modifier: re.Match | None = None) -> None:
+        """Declare the subject a noun phrase names or bind it to one declared before. ``modifier``: a noun phrase
+        right before it that names its kind ("a rubber dog" in "a rubber dog ball"): its determiner and adjectives
+        are the phrase's."""
         b = st.builder
-        det = (m.group("det") or "").strip()
-        adjs = (m.group("adj") or "").replace("-", " ").split()
-        word = m.group("noun")
-        noun = NOUNS.get(word, word)
+        first = modifier or m
+        det = (first.group("det") or "").strip()
+        adjs = ((first.group("adj") or "") + " " + (m.group("adj") or "" if modifier else "")).replace("-", " ").split()
+        if m.re is ONE_RE:
+            before = [x for x in st.mentions if x.span[1] <= m.start()]
+            if not before:
+                return
+            word = noun = b.subjects[before[-1].subject].noun
+        else:
+            word = m.group("noun")
+            noun = BODIES.get(word, word)
         colour = next((a for a in adjs if a in COLOURS), None)
         size = next((SIZES[a] for a in adjs if a in SIZES), None)
-        plural = word != noun or word.endswith("s") and word not in NOUNS.values()
+        plural = word != noun or (word.endswith("s") and word not in BODIES.values() and word not in BODIES)
         count = NUMBERS.get(det) or (int(det) if det.isdigit() else None)
+        several = det in SEVERAL or det in ("these", "those") or (plural and count is None)
         existing = None
-        if det in ("the", ""):  # "the ball" (or a bare "ball") refers back to a subject already declared
+        if det in ("the", "", "this", "these", "those"):  # "the ball" (or a bare "ball") refers back
             for mention in reversed(st.mentions):
                 spec = b.subjects[mention.subject]
                 if spec.noun == noun and (colour is None or spec.color == colour) and (size is None or spec.size == size):
                     existing = mention.subject
                     break
-        span = (m.start(), m.end())
+        span = (first.start(), m.end())
         if existing is None:
             name = "_".join(x for x in (colour, noun) if x).replace("-", "_")
+            made = noun in ANIMATE.values() and any(a in _OBJECT_MODIFIERS for a in adjs)
             spec = SubjectSpec(name=name, noun=noun, color=colour, size=size,
-                               count=count if count and count > 1 else (None if not plural else count),
-                               rigid=noun not in NON_RIGID, span=span)
+                               count=count if count and count > 1 else (1 if count == 1 else None),
+                               rigid=noun not in NON_RIGID and (noun not in ANIMATE.values() or made), span=span)
             existing = b.add_subject(spec)
+            if made:
+                st.objects.add(existing)
+            if several and not (count and count > 1):
+                st.plural.add(existing)
         st.mentions.append(Mention(existing, span))
+        b.noun_phrases.append(span)
 
     # ---- events ------------------------------------------------------------------------------------
-    def _events(self, st: ParseState, clauses: list[Clause]) -> str:
+    def _events(self, st: ParseState, cls: list[Clause]) -> str:
         low, b = st.low, st.builder
         masked = low
-        for clause in clauses:
-            text = masked[clause.start:clause.end]
-            hits: list[tuple[int, int, EventPattern, re.Match]] = []
-            for pat in EVENTS:
-                for m in pat.regex.finditer(text):
-                    s, e = clause.start + m.start(), clause.start + m.end()
-                    if any(hs < e and s < he for hs, he, _, _ in hits):
-                        continue
-                    if pat.name == "rest" and re.match(r"\s+(?:on|against|in)\b", low[e:]) and "rest" not in m.group(0):
-                        continue
-                    hits.append((s, e, pat, m))
-            hits.sort(key=lambda h: h[0])
+        for ci, clause in enumerate(cls):
+            hits = _hits(masked, clause.start, clause.end, low, st.mentions)
+            if not hits and ci > 0:
+                self._ellipsis(st, cls[ci - 1], clause)
+                continue
             for k, (s, e, pat, m) in enumerate(hits):
-                actors = st.subject_before(clause.start, s)
+                described = _participle_subject(low, s, e, st.mentions)
+                actors = st.subject_before(clause.start, s) if described is None else described
                 after = [x.subject for x in st.mentions if e <= x.span[0] < clause.end]
-                if (pat.name == "throw" or re.match(r"drop", low[s:e])) and after and \
-                        not re.search(r"\b(?:is|was|gets|got|being)\s+$", low[max(0, s - 8):s]):
+                passive = bool(_PASSIVE_RE.search(low[max(0, s - 24):s]))
+                if pat.transitive and after and not passive and _object_follows(low, e, st.mentions):
                     actors = after[:1]  # "someone drops an apple": the apple falls
-                elif not actors and after:
-                    actors = after[:1]
-                if actors:
-                    st.last_actor = actors[0]
                 if not actors:
                     b.notes.append(f"no subject for '{low[s:e]}' at {s}")
                     continue
+                st.last_actor = actors[0]
                 span_start = clause.start if k == 0 else s
                 span_end = hits[k + 1][0] if k + 1 < len(hits) else clause.end
                 # a sound or quoted text later in the clause is its own claim: stop the span before it
                 span_end = min([span_end] + [a for a, _ in st.sound_spans if e <= a < span_end])
-                clause.events.append(self._event(st, pat, m, s, e, span_start, span_end, actors))
+                # "rolls without bouncing": the negation belongs to the next event's claim
+                cut = re.search(r"\s+(?:without|not|never|does not|doesn't|do not|don't)\s*$", low[e:span_end])
+                span_end = e + cut.start() if cut else span_end
+                event = self._event(st, pat, m, s, e, span_start, span_end, actors, _negated(low, clause.start, s))
+                if event is not None:
+                    clause.events.append(event)
                 masked = masked[:s] + " " * (e - s) + masked[e:]
         return masked
 
+    def _ellipsis(self, st: ParseState, prev: Clause, clause: Clause) -> None:
+        """"The red ball lands before the blue one (does)": a clause after an order connective that names a new
+        subject and no verb repeats the previous clause's event for it."""
+        if CONNECTIVE_KIND.get(clause.connective or "") not in ("before", "after") or len(prev.events) != 1:
+            return
+        subjects = [s for s in st.subjects_in(clause.start, clause.end) if s not in prev.events[0].subjects]
+        if not subjects or not ELLIPSIS_RE.match(st.low[clause.start:clause.end]):
+            return
+        first = prev.events[0]
+        if first.op is None:
+            return
+        op = self._repeat(st, first, subjects[0])
+        if op is None:
+            return
+        cid = st.builder.claim((clause.start, clause.end), subjects=[subjects[0]])
+        st.builder.oblige(cid, op, f"{first.kind} (repeated for {subjects[0]})")
+        clause.events.append(Event(first.kind, (clause.start, clause.end), [subjects[0]], cid, op, first.quantity))
+
+    @staticmethod
+    def _repeat(st: ParseState, event: Event, subject: str) -> str | None:
+        """The operation of ``event`` measured on another subject (None when it is not a measurement)."""
+        op = next((o for o in st.builder.ops if o.id == event.op), None)
+        if not isinstance(op, MeasureOp) or op.other is not None:
+            return None
+        return st.builder.op(MeasureOp, subject=subject, quantity=op.quantity, expect=op.expect, surface=op.surface)
+
     @staticmethod
     def _event(st: ParseState, pat: EventPattern, m: re.Match, s: int, e: int, span_start: int, span_end: int,
-               actors: list[str]) -> Event:
+               actors: list[str], negated: bool) -> Event | None:
         low, b = st.low, st.builder
-        phrase = low[span_start:span_end]
-        negated = bool(re.search(NEG + r"$", low[span_start:s]))
         subject = actors[0]
+        self_propelled = b.subjects[subject].noun in SELF_PROPELLED and subject not in st.objects
+        if pat.self_propelled and self_propelled:
+            pat = PATTERNS[pat.self_propelled]
+        if pat.inanimate_only and self_propelled:
+            return None
+        tail = low[e:span_end]
         other, surface = None, pat.surface
         if len(actors) > 1 and pat.partner:
             other = actors[1]
         obj = m.groupdict().get("obj") if pat.partner else None
+        pron = m.groupdict().get("pron") if pat.partner else None
+        if pron in ("each other", "one another") and other is None:
+            other = subject  # "the balls hit each other": its instances with each other
+        elif pron:
+            other = next((x.subject for x in st.mentions if x.span == (m.start("pron"), m.end("pron"))
+                          and x.subject != subject), None)
         if obj:
             last = obj.split()[-1]
             if last in SURFACES:
                 surface = SURFACES[last]
             else:
-                partner = [x.subject for x in st.mentions if e - len(obj) - 6 <= x.span[0] < e + 2
+                partner = [x.subject for x in st.mentions if e - len(obj) - 8 <= x.span[0] < e + 2
                            and x.subject != subject]
                 if partner:
                     other = partner[0]
-        if pat.name == "break":
-            b.update_subject(subject, rigid=False)
-            cid = b.claim((span_start, span_end), subjects=[subject])
-            check = b.op(JudgeOp, claim=cid, question=f"Does this happen in the video? {b.claims[-1].text}")
-            b.oblige(cid, check, "breaks (no instrument measures it)")
-            return Event(pat.name, (span_start, span_end), [subject], cid)
         quantity = pat.quantity
-        expect: dict[str, Any] = {"holds": not negated}
+        expect: dict[str, Any] = {"holds": pat.holds != negated}
         if QUANTITY_SPECS[quantity].directional:
-            direction = pat.direction
-            for rx, d in DIRECTIONS:
-                if rx.search(phrase[s - span_start:]) and not (pat.name == "topple"):
-                    direction = d
-                    break
-            expect["direction"] = direction
+            expect["direction"] = (motion_direction(tail) if pat.name != "topple" else None) or pat.direction
         if pat.name == "bounce":
-            t = TIMES_RE.search(phrase[s - span_start:])
+            t = TIMES_RE.search(tail)
             if t:
                 word = t.group("word") or t.group("n")
                 expect["n"] = TIMES_WORDS.get(word) or NUMBERS.get(word) or int(word)
         if pat.name == "pass_through" and surface == "wall":
             quantity, expect = "penetration", {"holds": not negated}
-        needs_partner = QUANTITY_SPECS[quantity].needs_partner
-        if needs_partner and other is None and surface is None:
-            spec = b.subjects[subject]
-            if (spec.count or 1) >= 2:
+        if QUANTITY_SPECS[quantity].needs_partner and other is None and surface is None:
+            if (b.subjects[subject].count or 1) >= 2 or subject in st.plural:
                 other = subject  # "two balls collide": its instances with each other
-            elif pat.name == "hit":
-                surface = "wall" if re.search(r"\bwall", phrase) else None
-        if needs_partner and other is None and surface is None:
+                if b.subjects[subject].count is None:
+                    b.update_subject(subject, count=2)
+            elif re.search(r"\bwall", low[e:span_end]):
+                surface = "wall"
+            elif pat.name in ("hit", "touch") and re.search(r"\b(?:ground|floor)\b", low[e:span_end]):
+                surface = "floor"
+        if QUANTITY_SPECS[quantity].needs_partner and other is None and surface is None:
             # no partner we can measure: ask the judge rather than guess
             cid = b.claim((span_start, span_end), subjects=[subject])
             check = b.op(JudgeOp, claim=cid, question=f"Does this happen in the video? {b.prompt[span_start:span_end]}")
             b.oblige(cid, check, f"{pat.name} with an unrecognised partner")
             return Event(pat.name, (span_start, span_end), [subject], cid)
-        if quantity == "bounce" and surface is None and re.search(r"\bwall", phrase):
+        if quantity == "bounce" and surface is None and re.search(r"\bwall", low[e:span_end]):
             surface = "wall"
-        op = b.op(MeasureOp, subject=subject, quantity=quantity, expect=Expect(**expect), other=other,
-                  surface=surface)
-        subjects = [subject] + ([other] if other and other != subject else [])
-        cid = b.claim((span_start, span_end), subjects=subjects)
-        b.oblige(cid, op, f"{pat.name}: {quantity}")
-        return Event(pat.name, (span_start, span_end), subjects, cid, op, pat.event if not negated else None)
+        if not QUANTITY_SPECS[quantity].surface:
+            surface = None
+        movers = [subject] if pat.partner else list(dict.fromkeys(actors))
+        cid = b.claim((span_start, span_end), subjects=movers + ([other] if other and other not in movers else []))
+        ops = [b.op(MeasureOp, subject=x, quantity=quantity, expect=Expect(**expect), other=other if x == subject
+                    else None, surface=surface) for x in movers]
+        for x, op in zip(movers, ops):
+            b.oblige(cid, op, f"{pat.name}: {quantity}" + (f" ({x})" if len(movers) > 1 else ""))
+        if pat.with_direction and not negated:
+            direction = motion_direction(tail)
+            if direction is not None:
+                b.oblige(cid, b.op(MeasureOp, subject=subject, quantity="direction",
+                                   expect=Expect(direction=direction)), f"{pat.name}: direction {direction}")
+        return Event(pat.name, (span_start, span_end), movers + ([other] if other and other not in movers else []),
+                     cid, ops[0] if pat.event is not None else None, quantity, negated)
+
+    # ---- processes no instrument measures -----------------------------------------------------------
+    @staticmethod
+    def _judged(st: ParseState, cls: list[Clause]) -> None:
+        """A clause without an event claim that names a physical process no instrument measures (melting,
+        pouring, spinning ...), or an event whose subject was not found, becomes a claim a semantic verifier
+        checks (``judge``): unknown without one, never silently dropped."""
+        low, b = st.low, st.builder
+        for clause in cls:
+            if clause.events:
+                continue
+            text = low[clause.start:clause.end]
+            inside = [(x.span[0] - clause.start, x.span[1] - clause.start) for x in st.mentions]
+            # a process word inside a noun phrase is an adjective ("an empty rubber balloon")
+            if not (any(not any(a <= m.start() < b for a, b in inside) for m in JUDGED_PROCESS_RE.finditer(text))
+                    or _has_event(text)):
+                continue
+            subjects = st.subjects_in(clause.start, clause.end)
+            if DEFORMING_RE.search(text):
+                for x in subjects:  # it breaks, bends or melts: no rigid-body obligations
+                    b.update_subject(x, rigid=False)
+            cid = b.claim((clause.start, clause.end), subjects=subjects)
+            check = b.op(JudgeOp, claim=cid, question=f"Does this happen in the video? {b.claims[-1].text}")
+            b.oblige(cid, check, "no instrument measures it")
+            clause.events.append(Event("judged", (clause.start, clause.end), subjects, cid))
 
     # ---- text and sound ----------------------------------------------------------------------------
     @staticmethod
@@ -471,7 +660,7 @@ class RulesPlanner:
             b.oblige(cid, op, f"text '{text}' legible")
             # text visibility is a state, not an event: it takes part in no temporal relation
 
-    def _sounds(self, st: ParseState, masked: str, clauses: list[Clause]) -> None:
+    def _sounds(self, st: ParseState, masked: str, cls: list[Clause]) -> None:
         low, b = st.low, st.builder
         for m in SOUND_RE.finditer(masked):
             if (m.start(), m.end()) not in st.sound_spans:
@@ -484,27 +673,29 @@ class RulesPlanner:
             op = b.op(HearOp, event="impact", description=m.group("sound"))
             cid = b.claim((s, m.end()))
             b.oblige(cid, op, "sound heard")
-            clause = self._clause_at(clauses, s)
+            clause = self._clause_at(cls, s)
             if clause is not None:
-                clause.events.append(Event("hear", (s, m.end()), [], cid, op, "onset"))
+                clause.events.append(Event("hear", (s, m.end()), [], cid, op))
                 clause.events.sort(key=lambda ev: ev.span[0])
 
     @staticmethod
-    def _clause_at(clauses: list[Clause], pos: int) -> Clause | None:
-        for c in clauses:
+    def _clause_at(cls: list[Clause], pos: int) -> Clause | None:
+        for c in cls:
             if c.start <= pos < c.end:
                 return c
         return None
 
     # ---- depth -------------------------------------------------------------------------------------
-    def _depths(self, st: ParseState, clauses: list[Clause]) -> None:
+    def _depths(self, st: ParseState, cls: list[Clause]) -> None:
         low, b = st.low, st.builder
         for m in DEPTH_RE.finditer(low):
             relation = next(k for k in ("nearer", "farther", "approaching", "receding") if m.group(k))
-            clause = self._clause_at(clauses, m.start())
+            clause = self._clause_at(cls, m.start())
             start, end = (clause.start, clause.end) if clause else (0, len(low))
             before = [x for x in st.mentions if start <= x.span[0] < m.start()]
-            after = [x for x in st.mentions if m.end() <= x.span[0] < end]
+            # the thing compared with follows the relation at once ("in front of the blue cube"), not later on
+            after = [x for x in st.mentions if m.end() <= x.span[0] < end
+                     and re.fullmatch(r"\s*(?:(?:the|a|an|another)\s+)?", low[m.end():x.span[0]])]
             if not before:
                 continue
             a = before[-1]
@@ -519,26 +710,42 @@ class RulesPlanner:
             b.oblige(cid, op, f"depth: {relation}")
 
     # ---- counts ------------------------------------------------------------------------------------
-    def _counts(self, b: PlanBuilder) -> None:
+    @staticmethod
+    def _counts(st: ParseState) -> None:
+        """"Three balls": exactly three; "dominoes", "several balls": two or more. Only for subjects the plan
+        grounds (a count of something nothing else is checked on would ground it for the count alone)."""
+        b = st.builder
+        grounded = {op.subject for op in b.ops if isinstance(op, GroundOp)}
         for name, spec in list(b.subjects.items()):
-            if spec.count and spec.count >= 2 and spec.span is not None:
+            if spec.span is None or name not in grounded:
+                continue
+            if spec.count and spec.count >= 2:
                 op = b.op(CountOp, subject=name, n=spec.count)
-                cid = b.claim(spec.span, subjects=[name])
-                b.oblige(cid, op, f"count = {spec.count}")
+                text = f"count = {spec.count}"
+            elif name in st.plural and spec.count is None:
+                op = b.op(CountOp, subject=name, n=2, at_least=True)
+                text = "count >= 2"
+            else:
+                continue
+            cid = b.claim(spec.span, subjects=[name])
+            b.oblige(cid, op, text)
 
     # ---- temporal ----------------------------------------------------------------------------------
-    def _temporal(self, clauses: list[Clause], b: PlanBuilder) -> None:
-        seq = [(c, ev) for c in clauses for ev in c.events]
+    def _temporal(self, st: ParseState, cls: list[Clause]) -> None:
+        b = st.builder
+        seq = [(c, ev) for c in cls for ev in c.events]
         for k in range(1, len(seq)):
             (c_prev, prev), (c_next, nxt) = seq[k - 1], seq[k]
             if c_prev is c_next:
                 continue  # two events of one clause ("bounces twice and rolls"): no order claimed
+            if cls.index(c_next) != cls.index(c_prev) + 1:
+                continue  # the connective joins its clause to the one before it, which names no event
             kind = CONNECTIVE_KIND.get(c_next.connective or "")
             first_is_after = c_prev.connective == "after" and (c_next.sentence == c_prev.sentence)
             if first_is_after and kind is None:
                 a, z, rel = prev, nxt, "before"        # "After it lands, it rolls": land before roll
             elif c_prev.connective in ("when", "as soon as", "while") and kind is None \
-                    and c_prev.sentence == c_next.sentence and self._opens_sentence(clauses, c_prev):
+                    and c_prev.sentence == c_next.sentence and self._opens_sentence(cls, c_prev):
                 a, z, rel = nxt, prev, "during"        # "When it lands, a thud": thud during land
             elif kind == "before":
                 a, z, rel = prev, nxt, "before"
@@ -548,19 +755,138 @@ class RulesPlanner:
                 a, z, rel = prev, nxt, "during"
             else:
                 continue
-            if not (a.op and a.event and z.op and z.event):
+            if a.op is None or z.op is None or a.negated or z.negated:
                 b.notes.append(f"temporal relation '{rel}' between '{a.kind}' and '{z.kind}' not checkable: "
                                "an operand has no event window")
                 continue
-            if (a.op, a.event) == (z.op, z.event):
+            refs = self._operands(st, a, z, rel)
+            if refs is None:
+                b.notes.append(f"temporal relation '{rel}' between '{a.kind}' and '{z.kind}' not checkable: no "
+                               "event window marks when one of them happens")
+                continue
+            if refs[0] == refs[1]:
                 continue  # one event mentioned twice ("bounces ... then bounces"): no order to check
-            cls = BeforeOp if rel == "before" else DuringOp
-            op = b.op(cls, a=EventRef(op=a.op, event=a.event), b=EventRef(op=z.op, event=z.event))
+            op = b.op(BeforeOp if rel == "before" else DuringOp, a=refs[0], b=refs[1])
             span = (min(prev.span[0], nxt.span[0]), max(prev.span[1], nxt.span[1]))
             cid = b.claim(span, subjects=list(dict.fromkeys(prev.subjects + nxt.subjects)))
             b.oblige(cid, op, f"{a.kind} {rel} {z.kind}")
 
     @staticmethod
-    def _opens_sentence(clauses: list[Clause], clause: Clause) -> bool:
-        i = clauses.index(clause)
-        return i == 0 or clauses[i - 1].sentence != clause.sentence
+    def _operands(st: ParseState, a: Event, z: Event, rel: str) -> tuple[EventRef, EventRef] | None:
+        """The event windows that stand for ``a`` and ``z`` in ``rel`` (``ORDER_WINDOWS``), or None."""
+        b = st.builder
+
+        def produced(ev: Event) -> tuple[str, ...]:
+            op = next(o for o in b.ops if o.id == ev.op)
+            return QUANTITY_SPECS[op.quantity].events if isinstance(op, MeasureOp) else ("onset",)
+
+        def pick(ev: Event, role: str) -> str | None:
+            default = PATTERNS[ev.kind].event if ev.kind in PATTERNS else "onset"
+            if rel != "before" or ev.quantity not in ORDER_WINDOWS:
+                return default
+            return next((w for w in ORDER_WINDOWS[ev.quantity][role] if w in produced(ev)), None)
+
+        wa, wz = pick(a, "first"), pick(z, "then")
+        if rel == "before" and wa in ENDED_BY and wz not in ENDED_BY[wa]:
+            return None
+        if wa is None:
+            return None
+        za = EventRef(op=a.op, event=wa)
+        zz = EventRef(op=z.op, event=wz) if wz else None
+        if zz is None and z.quantity == "free_fall":
+            # no window marks the end of a fall here: its landing is the first touch of the floor after it
+            land = b.op(MeasureOp, subject=z.subjects[0], quantity="contact", surface="floor")
+            zz = EventRef(op=land, event="contact")
+        return (za, zz) if zz else None
+
+    @staticmethod
+    def _opens_sentence(cls: list[Clause], clause: Clause) -> bool:
+        i = cls.index(clause)
+        return i == 0 or cls[i - 1].sentence != clause.sentence
+
+
+# ---- word-level helpers ---------------------------------------------------------------------------------
+
+
+def _hits(masked: str, start: int, end: int, low: str, mentions: list[Mention]) -> list[tuple[int, int, EventPattern,
+                                                                                             re.Match]]:
+    """Event verbs of the clause ``[start, end)``, in prompt order (earlier patterns win overlaps); a participle
+    inside a noun phrase ("a rolling ball") is an adjective, not an event."""
+    text = masked[start:end]
+    hits: list[tuple[int, int, EventPattern, re.Match]] = []
+    for pat in EVENTS:
+        for m in pat.regex.finditer(text):
+            s, e = start + m.start(), start + m.end()
+            if any(hs < e and s < he for hs, he, _, _ in hits):
+                continue
+            if any(x.span[0] <= s and e < x.span[1] for x in mentions) or _used_as_noun(low, s, e):
+                continue
+            if pat.name == "static" and re.match(r"\s+(?:up|by|still)\b", low[e:]) and "propped" not in m.group(0):
+                continue  # "stands up", "stands by": not resting on a support
+            hits.append((s, e, pat, m))
+    return sorted(hits, key=lambda h: h[0])
+
+
+#: words after which a verb form is a noun ("a paddle", "their run", "a single-bladed paddle")
+_NOUN_CONTEXT_RE = re.compile(r"(?:\b(?:a|an|the|their|its|his|her|my|your|our|this|that|these|those)|[a-z]+-[a-z]+|"
+                              + "|".join(COLOURS + tuple(SIZES)) + r")\s+$")
+#: auxiliaries and adverbs before a participle that is the clause's verb ("is sitting", "was then released")
+_FINITE_BEFORE_RE = re.compile(r"\b(?:is|are|was|were|be|been|being|gets?|got|has|have|had|then|also|and|not|"
+                               r"never|[a-z]+ly)\s+$")
+
+
+def _used_as_noun(low: str, s: int, e: int) -> bool:
+    """The verb form at ``[s, e)`` is a noun here: after a determiner, an adjective or a possessive ("the pillow's
+    jumps"), a bare form after a preposition ("across land", "at rest"), or before a possessive."""
+    before = low[max(0, s - 24):s]
+    bare_after_preposition = re.search(r"\b(?:across|on|onto|in|into|of|from|over|under|with|through|at|by|for|"
+                                       r"about|upon|along)\s+$", before) and not low[s:e].split()[0].endswith("ing")
+    return bool(_NOUN_CONTEXT_RE.search(before) or re.search(r"[a-z]'s?\s+$", before) or bare_after_preposition) \
+        or low.startswith("'s", e)
+
+
+def _participle_subject(low: str, s: int, e: int, mentions: list[Mention]) -> list[str] | None:
+    """For a participle right after a noun phrase ("a cardstock propped up on", "a pipe sitting on"), the noun it
+    describes: that subject, or no subject when the noun is not one the planner declared; None when the verb is
+    not such a participle (it takes the clause's subject)."""
+    word = low[s:e].split()[0]
+    if not re.search(r"(?:ing|ed|en)$", word) or _FINITE_BEFORE_RE.search(low[max(0, s - 16):s]):
+        return None
+    before = re.search(r"([a-z\-]+)\s+$", low[max(0, s - 30):s])
+    if before is None or before.group(1) in STOPWORDS or before.group(1) in PRONOUNS \
+            or before.group(1) in _PREPOSITIONS or before.group(1).endswith("ly"):
+        return None  # "rolls without bouncing", "starts rolling": the clause's own verb, not a description
+    end = len(low[:s].rstrip())
+    last = [x for x in mentions if x.span[1] == end]
+    return [last[-1].subject] if last else []
+
+
+#: nouns that are also verbs or modals right after a noun ("a ball can roll", "the boat rocks")
+_VERB_LIKE_NOUNS = {"can", "cans", "rocks", "bowls", "pins", "drums", "logs", "weights", "stones", "bars", "sticks"}
+
+
+def _compound(low: str, first: tuple[int, int, re.Match], second: tuple[int, int, re.Match]) -> bool:
+    """Two noun phrases that are one: the second a bare noun right after the first ("rubber dog" + "ball")."""
+    m = second[2]
+    return first[2].re is MENTION_RE and m.re is MENTION_RE and not m.group("det") and not m.group("adj") \
+        and low[first[1]:second[0]].isspace() and m.group("noun") not in _VERB_LIKE_NOUNS
+
+
+def _has_event(text: str, at_start: bool = False) -> bool:
+    for pat in EVENTS:
+        m = pat.regex.search(text)
+        if m and (not at_start or m.start() == 0):
+            return True
+    return False
+
+
+def _clause_start(low: str, pos: int) -> bool:
+    """``pos`` opens a sentence or follows a comma or "and"/"then" (a bare plural subject: "ducks swim")."""
+    return bool(re.search(r"(?:^|[.;!?,:]\s*|\b(?:and|then|while|when|as)\s+)$", low[max(0, pos - 12):pos]))
+
+
+def _object_follows(low: str, e: int, mentions: list[Mention]) -> bool:
+    """A mention follows the verb at ``e`` as its object ("drops an apple", "gently releases the two balls",
+    "lets go of the ball"), not after a preposition ("rolls into a cylinder")."""
+    return any(x.span[0] >= e and re.fullmatch(r"\s*(?:[a-z]+ly\s+)?(?:(?:up|down|out|off|over|away|back)\s+)?",
+                                               low[e:x.span[0]]) for x in mentions)

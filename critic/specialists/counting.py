@@ -13,11 +13,12 @@ from critic.types import Cost, CountOp, Measurement, OperationInputs, Track, Vid
 class IdentityCounter:
     """Counts distinct identities (tracks after stitching) seen in at least ``min_frames`` frames.
 
-    A count of zero is unknown (grounding may have missed the subject); a different positive count is
-    contradicted, with the frames where the number of instances in view disagrees with ``n``."""
+    A count of zero is unknown (grounding may have missed the subject); a different positive count (with
+    ``at_least``: a smaller one) is contradicted, with the frames where the number of instances in view disagrees
+    with ``n``."""
 
     name = "identity"
-    version = "2"
+    version = "3"
 
     def __init__(self, min_frames: int = 3):
         self.min_frames = min_frames
@@ -25,17 +26,17 @@ class IdentityCounter:
     def run(self, op: CountOp, inputs: OperationInputs, video: VideoContext) -> Measurement:
         tracks: list[Track] = [t for t in inputs.tracks.get(op.subject, ())
                                if int(np.asarray(t.visible).sum()) >= self.min_frames]
-        required = f"{op.n} distinct '{op.subject}'"
+        required = f"{'at least ' if op.at_least else ''}{op.n} distinct '{op.subject}'"
         if not tracks:
             return unknown(f"no '{op.subject}' was grounded", required=required)
         found = len(tracks)
         in_view = np.sum([np.asarray(t.visible) | np.asarray(t.coasted) for t in tracks], axis=0)
         values = {"identities": [int(t.identity) for t in tracks], "max_in_view": int(in_view.max())}
         measured = f"{found} distinct identities (at most {int(in_view.max())} in view at once)"
-        if found == op.n:
+        if found == op.n or (op.at_least and found > op.n):
             return Measurement(state="supported", required=required, measured=measured, values=values,
                                cost=Cost(tool_calls=1))
-        wrong = runs(in_view != op.n)
+        wrong = runs(in_view < op.n) if op.at_least else runs(in_view != op.n)
         if found > op.n:
             # the frames where more instances than claimed are in view (an extra object appeared)
             extra = runs(in_view > op.n)

@@ -109,3 +109,20 @@ def test_batch_continues_past_bad_lines(tmp_path, clip):
     assert by["sunset"]["verdict"] == "unknown"
     assert "line 2 (clip line2)" in r.stderr and "clip gone" in r.stderr
     assert (tmp_path / "run" / "good" / "verdict.json").is_file()
+
+
+def test_repeated_ids_are_unique_in_folders_and_verdict_lines(tmp_path, clip):
+    """A manifest that repeats an id gets one folder and one verdicts.jsonl id per line (``<id>_2`` ...), each
+    renamed line keeping the manifest's id."""
+    from critic.testing import FakeGrounder, ScriptedSpecialist
+
+    manifest = tmp_path / "clips.jsonl"
+    item = {"id": "ball", "video": str(clip), "prompt": "A red ball rolls to the right."}
+    manifest.write_text("\n".join(json.dumps(x) for x in (item, item, {**item, "id": "ball_2"})) + "\n")
+    comp = CriticComponents(planner=RulesPlanner(), report=False, specialists={
+        "ground": FakeGrounder(), "measure": ScriptedSpecialist({"default": {"state": "supported"}})})
+    run_batch(manifest, comp, tmp_path / "run")
+    out = [json.loads(x) for x in (tmp_path / "run" / "verdicts.jsonl").read_text().splitlines()]
+    assert [o["id"] for o in out] == ["ball", "ball_2", "ball_2_2"]
+    assert [o.get("renamed_from") for o in out] == [None, "ball", "ball_2"]
+    assert sorted(p.name for p in (tmp_path / "run").iterdir() if p.is_dir()) == ["ball", "ball_2", "ball_2_2"]

@@ -2,9 +2,12 @@
 evidence, never an instruction; missing evidence is unknown; results are cached."""
 
 import dataclasses
+import re
+from pathlib import Path
 
 import pytest
 
+import critic
 from critic.aggregator import Aggregator
 from critic.executor import Executor, OperationCache
 from critic.plan import PlanError, parse_plan
@@ -186,3 +189,69 @@ def test_unknown_subject_gives_unknown_verdict_with_reason(tmp_path):
     v = critique("fake.mp4", "A zorblax falls.", comp, tmp_path, video=fake_video())
     assert v.verdict == "unknown" and v.claims
     assert all(c.state == "unknown" and "not found" in c.reason for c in v.claims)
+
+
+def test_cache_on_disk_is_json_and_npz_checked_against_its_key(tmp_path):
+    """Cached evidence is data, never code: measurements as JSON, tracks as NPZ with a JSON description; an entry
+    whose recorded key or arrays do not match is a miss, and the operation runs again."""
+    plan = make_plan("A red ball falls.")
+    folder = tmp_path / "cache"
+    ground, other, specs = specialists()
+    ex1 = Executor(specs, OperationCache(folder)).run(plan, fake_video())
+    files = sorted(p.name for p in folder.iterdir())
+    assert files and {p.rsplit(".", 1)[1] for p in files} == {"json", "npz"}
+    ground_key = next(r.cache_key for r in ex1.records.values() if r.op == "ground")
+    cached = OperationCache(folder).get(ground_key)
+    fresh = ex1.results[next(k for k, r in ex1.records.items() if r.op == "ground")]
+    assert [t.identity for t in cached] == [t.identity for t in fresh]
+    assert all((a.boxes_xyxy == b.boxes_xyxy).all() and not a.boxes_xyxy.flags.writeable
+               for a, b in zip(cached, fresh))
+    # a foreign entry copied under another key, and tampered arrays, are not used
+    measure_key = next(r.cache_key for r in ex1.records.values() if r.op == "measure")
+    (folder / f"{'0' * 64}.json").write_bytes((folder / f"{measure_key}.json").read_bytes())
+    assert OperationCache(folder).get("0" * 64) is None
+    (folder / f"{ground_key}.npz").write_bytes(b"not the arrays")
+    assert OperationCache(folder).get(ground_key) is None
+    calls = len(ground.calls)
+    Executor(specs, OperationCache(folder)).run(plan, fake_video())
+    assert len(ground.calls) == calls + 1  # the tampered tracks were computed again
+
+
+def test_no_pickle_in_the_critic():
+    """Nothing the critic reads back can run code: no pickle, no object arrays."""
+    root = Path(critic.__file__).parent
+    assert not [p for p in root.rglob("*.py")
+                if re.search(r"\bpickle\b|allow_pickle\s*=\s*True|\bdill\b|\bjoblib\b", p.read_text())]
+
+
+def test_cache_hits_are_not_counted_as_calls(tmp_path):
+    cache = OperationCache(tmp_path / "cache")
+    ground, other, specs = specialists()
+    comp = CriticComponents(planner=RulesPlanner(), specialists=specs, cache=cache, report=False)
+    first = critique("fake.mp4", "A red ball falls.", comp, tmp_path / "a", video=fake_video())
+    again = critique("fake.mp4", "A red ball falls.", comp, tmp_path / "b", video=fake_video())
+    assert first.cost.tool_calls > 0 and first.cost.cache_hits == 0
+    assert again.cost.tool_calls == 0 and again.cost.calls == 0
+    assert again.cost.cache_hits == first.cost.operations - sum(
+        1 for line in (tmp_path / "a" / "evidence.jsonl").read_text().splitlines() if '"op":"before"' in line)
+    # the evidence itself is the same bytes either way
+    assert (tmp_path / "a" / "evidence.jsonl").read_bytes() == (tmp_path / "b" / "evidence.jsonl").read_bytes()
+
+
+@pytest.mark.parametrize("operand,expect", [
+    ({"state": "unknown", "reason": "'ball' is not bound unambiguously - the support measured on it is withheld",
+      "windows": {"airborne": [2, 5]}}, "unknown"),
+    ({"state": "supported", "windows": {"airborne": [2, 5]}}, "supported"),
+    ({"state": "contradicted", "windows": {"airborne": [2, 5]}}, "supported"),
+])
+def test_temporal_operands_must_come_from_firm_measurements(operand, expect):
+    """A window from a measurement that is unknown (withheld, or unable to decide) is no evidence of when the
+    event happened: the order check on it is unknown with the reason, never supported or contradicted."""
+    plan = make_plan("A red ball falls, then bounces.")
+    ground, other, specs = specialists({"free_fall": operand,
+                                        "bounce": {"state": "supported", "windows": {"contact": [8, 9]}}})
+    ex = Executor(specs).run(plan, fake_video())
+    before = next(r for r in ex.records.values() if r.op == "before")
+    assert before.state == expect
+    if expect == "unknown":
+        assert "not firm" in before.reason and "withheld" in before.reason

@@ -25,9 +25,13 @@ TINY_ARGS = {
 }
 
 
+# The field's suites (experiment=suite_*) run in tests/suites/test_suites_presets.py.
+SUITE_PRESETS = {"suite_videophy2", "suite_vbench2", "suite_dsg", "suite_physics_iq"}
+
+
 def test_every_preset_has_a_tiny_run():
     presets = {p.stem for p in (CONF / "experiment").glob("*.yaml")}
-    assert presets == set(TINY_ARGS) | RUN_ELSEWHERE
+    assert presets == set(TINY_ARGS) | RUN_ELSEWHERE | SUITE_PRESETS
 
 
 @pytest.mark.parametrize("preset", sorted(TINY_ARGS))
