@@ -1,16 +1,18 @@
 """The main job (``make demo``): physics request -> revised scene -> control -> a short release sweep with the
 tiny generator -> retention and figures -> critic verdicts on the clips -> a printed summary with paths.
 
-``python -m experiments.demo [--out DIR] [--release-steps 0,5,10,15,20] [--num-steps 20] [--tracker wandb|none]
-[--override KEY=VALUE ...]``
+``python -m experiments.demo [--out DIR] [--release-steps 0,5,10,15,20] [--seeds 0,1,2,3,4] [--num-steps 20]
+[--tracker wandb|none] [--override KEY=VALUE ...]``
 
 Each stage runs as its own command line (the same ones a user would type), so the demo also checks that the
 stages connect through their files on disk:
 
 1. ``python -m sim``: the revision loop on ``conf/request/throw_to_target.yaml`` (numeric author) -> ``sim/``;
-2. ``python -m experiments.run -m experiment=demo``: one job per release step (prefix-shared executor,
+2. ``python -m experiments.run -m experiment=demo``: one job per (seed, release step) (prefix-shared executor,
    W&B offline) on the revised scene -> ``sweep/<job>/`` (control, clip, retention) and ``sweep/summary.csv``;
-3. figures from the sweep's files -> ``sweep/figures/``;
+   then the same scene with control throughout in a second appearance (``appearance=yellow_on_dark``);
+3. the analogues of the paper's Fig. 5 (retention against sigma_rel) and Fig. 6 (depth control above the
+   generated frames, both appearances) from the sweep's files -> ``sweep/figures/``;
 4. ``python -m critic manifest=...``: the critic's verdict on every clip -> ``critic/verdicts.jsonl``.
 """
 
@@ -22,12 +24,18 @@ import os
 import subprocess
 import sys
 import time
+from collections import Counter
 from datetime import datetime, timezone
 from pathlib import Path
 
+import numpy as np
+
 from experiments import jobstate
-from experiments.figures import make_figures
+from experiments.figures import depth_frames_figure, load_jobs, retention_figure
 from veriphy.files import atomic_write_bytes, dumps_json, read_json
+
+#: The second appearance of the Fig. 6 analogue (conf/appearance/); the sweep's own is the app's default.
+SECOND_APPEARANCE = "yellow_on_dark"
 
 
 def _run(step: str, args: list[str], log_dir: Path) -> None:
@@ -49,11 +57,20 @@ def _fmt(v, digits: int = 3) -> str:
     return "  n/a" if v is None or v == "" else f"{float(v):.{digits}f}"
 
 
+def _mean(rows: list[dict], key: str, digits: int = 3, counted: bool = True) -> str:
+    """Mean of ``key`` over the rows that have it, with (measured/rows) when ``counted``."""
+    values = [float(r[key]) for r in rows if r.get(key) not in (None, "")]
+    mean = _fmt(float(np.mean(values)) if values else None, digits)
+    return f"{mean} ({len(values)}/{len(rows)})" if counted else mean
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m experiments.demo", description=__doc__.split("\n\n")[0])
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d_%H-%M-%S")
     parser.add_argument("--out", type=Path, default=Path("outputs") / "demo" / stamp)
     parser.add_argument("--release-steps", default="0,5,10,15,20", help="comma-separated release steps i*")
+    parser.add_argument("--seeds", default="0,1,2,3,4", help="comma-separated seeds (each point's mean and "
+                                                             "95 %% interval are over them)")
     parser.add_argument("--num-steps", type=int, default=20, help="denoising steps N")
     parser.add_argument("--tracker", default="wandb", choices=["wandb", "none"])
     parser.add_argument("--budget", type=int, default=3, help="solves of the physics revision loop")
@@ -67,23 +84,32 @@ def main(argv: list[str] | None = None) -> int:
     logs = root / "logs"
     tic = time.perf_counter()
 
-    # 1. physics request -> revised scene
+    # 1. physics request -> revised scene. The author starts from a 60 deg lob: the nearer solution (a flat throw
+    # from the first guess's 30 deg) flies for 5 frames at 8 fps, too few to correlate (measurable.*).
     sim_dir = root / "sim"
     _run("sim", ["-m", "sim", f"hydra.run.dir={sim_dir}", f"budget={args.budget}", "progress=false",
-                 f"++request.scene.ball_radius_m={args.ball_radius}"], logs)
+                 f"++request.scene.ball_radius_m={args.ball_radius}", "request.free_parameters.1.initial=60"],
+         logs)
     predicates = read_json(sim_dir / "predicates.json")
     revisions = (sim_dir / "revisions.jsonl").read_text().splitlines()
 
-    # 2. control + release sweep + retention (one Hydra job per release step)
+    # 2. control + release sweep + retention (one Hydra job per seed and release step), then the same scene with
+    # control throughout in a second appearance for the Fig. 6 analogue
     sweep_dir = root / "sweep"
-    _run("sweep", ["-m", "experiments.run", "-m", "experiment=demo", f"scene.path={sim_dir / 'scene.json'}",
-                   f"hydra.sweep.dir={sweep_dir}", f"sweep_name=demo_{root.name}", f"num_steps={args.num_steps}",
-                   f"probe.release_step={args.release_steps}", f"tracker={args.tracker}", *args.override], logs)
+    sweep = ["-m", "experiments.run", "-m", "experiment=demo", f"scene.path={sim_dir / 'scene.json'}",
+             f"hydra.sweep.dir={sweep_dir}", f"sweep_name=demo_{root.name}", f"num_steps={args.num_steps}",
+             f"tracker={args.tracker}"]
+    _run("sweep", [*sweep, f"seed={args.seeds}", f"probe.release_step={args.release_steps}", *args.override], logs)
+    first_seed = args.seeds.split(",")[0]
+    _run("appearance", [*sweep, f"appearance={SECOND_APPEARANCE}", f"seed={first_seed}",
+                        f"probe.release_step={args.num_steps}", *args.override], logs)
 
-    # 3. figures from the files on disk
-
-    figures = make_figures(sweep_dir)
-    print(f"[demo] figures: {len(figures)} files in {sweep_dir / 'figures'}", flush=True)
+    # 3. the Fig. 5 and Fig. 6 analogues from the files on disk
+    figures_dir = sweep_dir / "figures"
+    sweep_jobs = load_jobs([sweep_dir])
+    fig5 = retention_figure(sweep_jobs, figures_dir)
+    fig6 = depth_frames_figure(sweep_jobs, figures_dir)
+    print(f"[demo] figures: {len(fig5) + len(fig6)} files in {figures_dir}", flush=True)
 
     # 4. critic verdicts on every clip
     jobs = jobstate.complete_jobs(sweep_dir)
@@ -99,26 +125,30 @@ def main(argv: list[str] | None = None) -> int:
     verdicts = {d["id"]: d for d in (json.loads(x) for x in (critic_dir / "verdicts.jsonl").read_text().splitlines()
                                      if x.strip())}
 
-    # 5. summary
+    # 5. summary: per release step, the mean over seeds of the sweep's own appearance
     rows = jobstate.summary_rows(sweep_dir, jobs)
+    main = [r for r in rows if r.get("appearance") != SECOND_APPEARANCE]
     holds = predicates.get("all_hold", None)
     print()
     print("=" * 100)
     print(f"VeriPhy demo ({time.perf_counter() - tic:.0f} s) - outputs in {root}")
     print(f"physics: {len(revisions)} solve(s); predicates {'all hold' if holds else 'do not all hold'}"
           f" -> revised scene {sim_dir / 'scene.json'}")
-    print(f"sweep: {len(rows)} clips ({rows[0]['executor'] if rows else '-'}), N = {args.num_steps}, "
-          f"threshold {rows[0]['threshold'] if rows else '-'}")
-    print(f"{'i*':>4} {'sigma_rel':>9} {'r_air_x':>8} {'r_air_y':>8} {'r_gnd_x':>8} {'r_gnd_y':>8} "
-          f"{'med|dx|':>8} {'med|dy|':>8} {'frames':>6}  verdict")
-    for r in rows:
-        v = verdicts.get(Path(r["job"]).name, {})
-        print(f"{r['release_step']:>4} {_fmt(r.get('sigma_rel')):>9} {_fmt(r.get('r_airborne_x')):>8} "
-              f"{_fmt(r.get('r_airborne_y')):>8} {_fmt(r.get('r_after_ground_x')):>8} "
-              f"{_fmt(r.get('r_after_ground_y')):>8} {_fmt(r.get('median_abs_px_x'), 1):>8} "
-              f"{_fmt(r.get('median_abs_px_y'), 1):>8} {r.get('frames_measurable'):>6}  {v.get('verdict', '-')}")
+    print(f"sweep: {len(rows)} clips ({rows[0]['executor'] if rows else '-'}), N = {args.num_steps}, seeds "
+          f"{args.seeds}, threshold {rows[0]['threshold'] if rows else '-'}; mean over seeds (measured/seeds):")
+    print(f"{'i*':>4} {'sigma_rel':>9} {'r_air_x':>12} {'r_air_y':>12} {'r_gnd_x':>12} {'r_gnd_y':>12} "
+          f"{'med|dx|':>8} {'med|dy|':>8}  verdicts")
+    for step in sorted({int(r["release_step"]) for r in main}):
+        at = [r for r in main if int(r["release_step"]) == step]
+        cells = " ".join(f"{_mean(at, key):>12}" for key in ("r_airborne_x", "r_airborne_y", "r_after_ground_x",
+                                                              "r_after_ground_y"))
+        counts = Counter(verdicts.get(Path(r["job"]).name, {}).get("verdict", "-") for r in at)
+        print(f"{step:>4} {_fmt(at[0].get('sigma_rel')):>9} {cells} {_mean(at, 'median_abs_px_x', 1, False):>8} "
+              f"{_mean(at, 'median_abs_px_y', 1, False):>8}  {', '.join(f'{n} {v}' for v, n in sorted(counts.items()))}")
     print(f"summary:  {sweep_dir / jobstate.SUMMARY}")
-    print(f"figures:  {sweep_dir / 'figures'}")
+    print(f"Fig. 5 analogue (retention vs sigma_rel): {fig5[0].with_suffix('.pdf')} (+ .png, .csv, .txt)")
+    print(f"Fig. 6 analogue (depth control vs generated): {fig6[0].with_suffix('.pdf')} (+ .png, .csv, .txt)")
+    print("  " + fig6[-1].read_text().strip().split("\n", 1)[-1].replace("\n", "\n  "))
     print(f"verdicts: {critic_dir / 'verdicts.jsonl'}")
     if args.tracker == "wandb":
         print(f"W&B (offline): {sweep_dir / 'wandb'}  (wandb sync to upload)")

@@ -3,12 +3,15 @@
 A release-point job, for one (scene, seed, prompt, release step i*):
 
 1. skips itself when its outputs are complete and valid (resume), else clears what a killed attempt left;
-2. writes the scoring settings (``scoring.json``: threshold, minimum frames) before anything is scored;
-3. simulates the scene at the generator's size and renders its control video;
+2. fits the scene to the generator's size (``framing``), simulates it and renders its control video, and
+   refuses a scene whose retention cannot be measured with this generator (``measurable``) before anything
+   is written or generated;
+3. writes the scoring settings (``scoring.json``: threshold, minimum frames) before anything is scored;
 4. obtains its clip from the configured executor (naive, prefix-shared, or the control itself);
 5. tracks the scene's object in the clip and scores retention against the projected simulated path;
 6. writes ``scene.json``, ``trajectory.npz``, ``control/``, ``clip.npz`` (+ ``clip.mp4``, ``clip.json``),
-   ``paths.npz``, ``metrics.json`` and, last, ``manifest.json``;
+   ``paths.npz``, ``metrics.json`` (its ``row`` names the prompt's ``appearance`` and ``motion`` choices)
+   and, last, ``manifest.json``;
 7. logs one tracker run (W&B group = sweep) and rewrites the sweep's ``summary.csv``.
 """
 
@@ -28,9 +31,9 @@ from control.io import save_control
 from experiments import jobstate
 from experiments.executors import ClipRequest, executor_name, file_lock
 from experiments.retention import RetentionConfig, flat_metrics, score_retention
-from experiments.scene import VideoSize, simulate_scene
+from experiments.scene import SimulatedScene, VideoSize, require_measurable, simulate_scene
 from experiments.sweep_plan import sibling_release_steps
-from experiments.types import GenerationSettings
+from experiments.types import GenerationSettings, SceneRequirements
 from generate.io import save_clip
 from generate.schedulers import resolve_release_step
 from sim.io import save_spec, save_trajectory
@@ -58,8 +61,9 @@ def generation_settings(cfg: DictConfig) -> GenerationSettings:
 
 @dataclass(frozen=True)
 class JobContext:
-    """Where a job runs: its directory, the sweep root (== job dir for a single run), its name and the
-    overrides that define it (for finding sibling jobs in a multirun)."""
+    """Where a job runs: its directory, the sweep root (== job dir for a single run), its name, the
+    overrides that define it (for finding sibling jobs in a multirun) and the config group choices it was
+    composed with (``appearance``, ``motion``, ...: the row names the prompt by them)."""
 
     job_dir: Path
     sweep_dir: Path
@@ -67,6 +71,10 @@ class JobContext:
     overrides: tuple[str, ...] = ()
     multirun: bool = False
     group: str = "default"
+    choices: tuple[tuple[str, str], ...] = ()
+
+    def choice(self, group: str) -> str | None:
+        return dict(self.choices).get(group)
 
 
 def _config_dict(cfg: DictConfig) -> dict[str, Any]:
@@ -83,9 +91,11 @@ def _validated(model, node: DictConfig | dict[str, Any], field: str):
 
 
 #: Settings that do not change a job's outputs: a finished job is the same job whatever they are (the
-#: prefix-shared and naive executors give byte-identical clips).
+#: prefix-shared and naive executors give byte-identical clips; ``measurable`` only decides whether a job runs,
+#: ``prompt_name`` only names its directory).
 _KEY_EXCLUDED = ("tracker", "num_threads", "executor", "sweep_name", "shared_release_steps",
-                 "generation.progress", "control.progress", "control.renderer.progress", "job.write_mp4")
+                 "generation.progress", "control.progress", "control.renderer.progress", "job.write_mp4",
+                 "measurable", "prompt_name")
 
 
 def job_key(cfg: DictConfig, exclude: tuple[str, ...] = ()) -> str:
@@ -137,8 +147,15 @@ class ReleasePointJob:
         key = job_key(cfg, exclude=("critic",))
         if not start_job(job_dir, key):
             return {"status": "skipped", "job_dir": str(job_dir)}
-
         scoring = _validated(RetentionConfig, cfg.retention, "retention")
+        scene = simulate_scene(instantiate(cfg.scene), _validated(VideoSize, cfg.video, "video"),
+                               instantiate(cfg.control), cfg.get("object_name"), scoring.time_tolerance_s,
+                               framing=instantiate(cfg.framing) if cfg.get("framing") else None)
+        # Before anything is written or generated: a scene this generator cannot render at this size, or whose
+        # windows are too short to correlate, would only give empty cells.
+        require_measurable(scene, _validated(SceneRequirements, cfg.measurable, "measurable")
+                           if cfg.get("measurable") else SceneRequirements())
+
         # The threshold is fixed in the run before any clip is scored.
         write_json(job_dir / "scoring.json", {"threshold": scoring.threshold, "min_frames": scoring.min_frames,
                                               "time_tolerance_s": scoring.time_tolerance_s})
@@ -146,7 +163,7 @@ class ReleasePointJob:
         tracker.start(name=ctx.name, group=ctx.group, run_dir=job_dir, sweep_dir=ctx.sweep_dir,
                       config=_config_dict(cfg))
         try:
-            metrics = self._run(cfg, ctx, scoring, key)
+            metrics = self._run(cfg, ctx, scoring, key, scene)
         except BaseException:
             tracker.finish(exit_code=1)
             raise
@@ -156,13 +173,10 @@ class ReleasePointJob:
             jobstate.write_summary(ctx.sweep_dir)
         return {"status": "done", "job_dir": str(job_dir), **metrics["row"]}
 
-    def _run(self, cfg: DictConfig, ctx: JobContext, scoring: RetentionConfig, key: str) -> dict[str, Any]:
+    def _run(self, cfg: DictConfig, ctx: JobContext, scoring: RetentionConfig, key: str,
+             scene: SimulatedScene) -> dict[str, Any]:
         job_dir = ctx.job_dir
-        size = _validated(VideoSize, cfg.video, "video")
         release_step = release_step_of(cfg)
-        spec = instantiate(cfg.scene)
-        scene = simulate_scene(spec, size, instantiate(cfg.control), cfg.get("object_name"),
-                               scoring.time_tolerance_s)
         save_spec(scene.spec, job_dir / "scene.json")
         save_trajectory(scene.trajectory, job_dir / "trajectory.npz")
         save_control(scene.control, job_dir / "control", input_sha256={
@@ -196,13 +210,15 @@ class ReleasePointJob:
                  simulated_px=scene.path_px, tracked_px=np.asarray(track.centroid_px, dtype=np.float64),
                  tracked_area_px=np.asarray(track.area_px, dtype=np.float64),
                  tracked_visible=np.asarray(track.visible & ~track.coasted),
-                 airborne=scene.window_masks["airborne"], after_ground=scene.window_masks["after_ground"])
+                 airborne=scene.window_masks["airborne"], after_ground=scene.window_masks["after_ground"],
+                 simulated_radius_px=scene.radius_px)
 
         sigmas = np.asarray(clip.sigmas, dtype=np.float64)
         switch = clip.expert_switch_step
         row = {
             "scene": str(OmegaConf.select(cfg, "scene_name") or scene.spec.name),
-            "seed": int(cfg.seed), "prompt": str(cfg.prompt), "object": scene.object_name,
+            "seed": int(cfg.seed), "prompt": str(cfg.prompt), "appearance": ctx.choice("appearance"),
+            "motion": ctx.choice("motion"), "object": scene.object_name,
             "release_step": request.release_step, "num_steps": request.num_steps,
             "sigma_rel": clip.sigma_rel if clip.sigma_rel is not None else None,
             "expert_switch_step": switch,

@@ -111,10 +111,10 @@ def write_csv(path: str | Path, rows: Iterable[Mapping[str, Any]], columns: list
 
 
 #: Leading columns of ``summary.csv`` (the rest follow in name order).
-LEADING_COLUMNS = ["job", "scene", "seed", "prompt", "object", "release_step", "num_steps", "sigma_rel",
-                   "expert_switch_step", "sigma_expert_switch", "executor", "threshold", "frames_measurable",
-                   "r_airborne_x", "r_airborne_y", "r_after_ground_x", "r_after_ground_y",
-                   "median_abs_px_x", "median_abs_px_y", "sideways_travel_px", "sideways_travel_sim_px"]
+LEADING_COLUMNS = ["job", "scene", "appearance", "motion", "seed", "prompt", "object", "release_step", "num_steps",
+                   "sigma_rel", "expert_switch_step", "sigma_expert_switch", "executor", "threshold",
+                   "frames_measurable", "r_airborne_x", "r_airborne_y", "r_after_ground_x", "r_after_ground_y",
+                   "r_clip_x", "r_clip_y", "median_abs_px_x", "median_abs_px_y", "sideways_travel_px", "sideways_travel_sim_px"]
 
 
 def write_summary(sweep_dir: str | Path, jobs: Iterable[Path] | None = None) -> Path:

@@ -7,6 +7,9 @@ motion:
 * ``airborne``: the frames inside the trajectory's ``<object>/airborne`` window;
 * ``after_ground``: the frames from the start of ``<object>/first_ground_contact`` to the end of the clip.
 
+The same correlation over the whole clip (``clip``: every frame measurable in both) is the generated-vs-control
+figure's number (the paper's Fig. 6 caption).
+
 Only frames *measurable in both* count: the tracker observed the object (not coasted) and the projected
 centre is finite. A window with fewer than ``min_frames`` such frames, or a constant series, has no
 correlation: it is recorded as ``None`` with a reason, never as NaN.
@@ -26,6 +29,8 @@ from experiments.types import RetentionConfig, RetentionScore
 
 AXES = ("x", "y")
 WINDOWS = ("airborne", "after_ground")
+#: The whole clip, scored like a window (its correlation is the figures' generated-vs-control number).
+CLIP = "clip"
 
 
 def window_frame_masks(t_s: np.ndarray, windows: Mapping[str, object], object_name: str,
@@ -82,7 +87,8 @@ def score_retention(tracked_px: np.ndarray, tracked_visible: np.ndarray, simulat
 
     Returns:
         The clip's :class:`~experiments.types.RetentionScore`: ``windows[name].x``/``.y`` (``r``, ``retained``,
-        ``frames``, ``status``), per-window and whole-clip ``median_abs_px`` per axis, ``sideways_travel_px``
+        ``frames``, ``status``) for ``airborne``, ``after_ground`` and ``clip`` (the whole clip), per-window
+        and whole-clip ``median_abs_px`` per axis, ``sideways_travel_px``
         (tracked and simulated x range), ``frames_measurable`` and the settings used.
     """
     tracked = np.asarray(tracked_px, dtype=np.float64)
@@ -100,14 +106,16 @@ def score_retention(tracked_px: np.ndarray, tracked_visible: np.ndarray, simulat
         return out
 
     windows = {}
-    for name in WINDOWS:
-        mask = measurable & np.asarray(window_masks.get(name, np.zeros(len(sim), bool)), dtype=bool)
+    whole_clip = {CLIP: np.ones(len(sim), dtype=bool)}
+    for name in (*WINDOWS, CLIP):
+        in_window = np.asarray({**window_masks, **whole_clip}.get(name, np.zeros(len(sim), bool)), dtype=bool)
+        mask = measurable & in_window
         per_axis = {}
         for k, axis in enumerate(AXES):
             r, status = _pearson(tracked[mask, k], sim[mask, k], config.min_frames)
             per_axis[axis] = {"r": r, "retained": None if r is None else bool(r >= config.threshold),
                               "frames": int(mask.sum()), "status": status}
-        windows[name] = {**per_axis, "frames_in_window": int(np.sum(window_masks.get(name, []))),
+        windows[name] = {**per_axis, "frames_in_window": int(in_window.sum()),
                          "median_abs_px": median_abs(mask)}
 
     def x_range(path: np.ndarray, mask: np.ndarray) -> float | None:
@@ -139,7 +147,9 @@ def flat_metrics(score: RetentionScore) -> dict[str, float | int | str | bool | 
         "sideways_travel_px": score.sideways_travel_px["tracked"],
         "sideways_travel_sim_px": score.sideways_travel_px["simulated"],
     }
-    for name in WINDOWS:
+    for name in (*WINDOWS, CLIP):
+        if name not in score.windows:  # scored before the whole clip was
+            continue
         for axis in AXES:
             cell = score.windows[name].axis(axis)
             row[f"r_{name}_{axis}"] = cell.r

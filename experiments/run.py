@@ -34,8 +34,9 @@ def job_context(cfg: DictConfig):
     multirun = hc.mode == RunMode.MULTIRUN
     sweep_dir = Path(hc.sweep.dir).absolute() if multirun else job_dir
     name = job_dir.relative_to(sweep_dir).as_posix() if multirun else job_dir.name
+    choices = tuple(sorted((str(k), str(v)) for k, v in hc.runtime.choices.items() if v is not None))
     return JobContext(job_dir=job_dir, sweep_dir=sweep_dir, name=name, overrides=tuple(hc.overrides.task),
-                      multirun=multirun, group=str(cfg.get("sweep_name") or sweep_dir.name))
+                      multirun=multirun, group=str(cfg.get("sweep_name") or sweep_dir.name), choices=choices)
 
 
 @exit_on_user_error

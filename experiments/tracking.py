@@ -3,8 +3,11 @@
 The critic's ``BackgroundTracker`` finds every moving blob (median background, Otsu, connected components,
 Hungarian identities) and ``bind_subject`` keeps the ones matching a colour (when given) and stitches
 tracklets that follow each other into one identity. Of the resulting identities the job scores the one that
-stays closest to the simulated path (median distance over frames where both exist): the simulation says
-*which* object is meant (two balls in a collision), the correlation then says how well it follows.
+stays closest to the simulated path over the whole clip (median distance over the frames where the path is
+defined, a frame the identity misses counting as infinitely far): the simulation says *which* object is meant
+(two balls in a collision), the correlation then says how well it follows. Counting missed frames keeps a
+fragment that happens to sit on the path for a few frames from winning over the identity that follows it
+through most of the clip.
 """
 
 from __future__ import annotations
@@ -55,18 +58,25 @@ class CriticObjectTracker:
 
 
 def choose_track(candidates: list[Track], simulated_px: np.ndarray | None) -> Track:
-    """The candidate closest to the simulated path (median px over frames both have), else the longest."""
+    """The candidate closest to the simulated path over the clip, else the longest.
+
+    Closest: the smallest median distance (px) over the frames where the simulated path is defined, a frame the
+    candidate does not observe counting as infinitely far (so a candidate seen in fewer than half of them ranks
+    after every one seen in more); ties, then the median over the frames it observes, then the most frames."""
     def visible_frames(tr: Track) -> int:
         return int(np.sum(tr.visible & ~tr.coasted))
 
     if simulated_px is None:
         return max(candidates, key=visible_frames)
     sim = np.asarray(simulated_px, dtype=np.float64)
+    defined = np.isfinite(sim).all(axis=1)
 
-    def distance(tr: Track) -> tuple[float, int]:
-        both = tr.visible & ~tr.coasted & np.isfinite(sim).all(axis=1) & np.isfinite(tr.centroid_px).all(axis=1)
-        if not both.any():
-            return (np.inf, -visible_frames(tr))
-        return (float(np.median(np.linalg.norm(tr.centroid_px[both] - sim[both], axis=1))), -visible_frames(tr))
+    def distance(tr: Track) -> tuple[float, float, int]:
+        seen = tr.visible & ~tr.coasted & np.isfinite(tr.centroid_px).all(axis=1) & defined
+        if not seen.any():
+            return (np.inf, np.inf, -visible_frames(tr))
+        gaps = np.full(len(sim), np.inf)
+        gaps[seen] = np.linalg.norm(tr.centroid_px[seen] - sim[seen], axis=1)
+        return (float(np.median(gaps[defined])), float(np.median(gaps[seen])), -visible_frames(tr))
 
     return min(candidates, key=distance)

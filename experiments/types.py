@@ -2,6 +2,7 @@
 
 * :class:`RetentionConfig` - scoring settings, fixed in a run (``scoring.json``) before any clip is scored.
 * :class:`VideoSize` - the generated video's size; the control video is rendered at exactly this size.
+* :class:`SceneRequirements` - what a scene must offer for its retention to be measured at that size.
 * :class:`GenerationSettings` - the settings of a release-point job's generator call.
 * :class:`RetentionScore` - one clip's retention (the ``retention`` block of a job's ``metrics.json``).
 * :class:`AblationRow` - one critic-ablation choice (a row of ``ablation.csv``).
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
 class _Frozen(BaseModel):
@@ -35,6 +36,28 @@ class VideoSize(_Frozen):
     height: Annotated[int, Field(gt=0, le=4096)]
     num_frames: Annotated[int, Field(gt=0, le=2000)]
     fps: Annotated[float, Field(gt=0, le=240)]
+
+
+class SceneRequirements(_Frozen):
+    """What a release-point job's scene must offer, at the generator's size, for retention to be measured.
+    A scene that falls short is refused before anything is generated (``measurable`` in the app's config).
+
+    * ``object_radius_px``: [min, max] pixel radius of the tracked object the generator renders (its model
+      card's range; ``None``: any size), in every frame of the scored windows;
+    * ``min_airborne_frames``: frames of the airborne window (from the first free flight to the next contact);
+    * ``min_after_ground_frames``: frames from the first ground contact to the end of the clip;
+    * ``margin_px``: how far inside the picture the object's projected centre stays in the scored windows."""
+
+    object_radius_px: tuple[Annotated[float, Field(gt=0)], Annotated[float, Field(gt=0)]] | None = None
+    min_airborne_frames: Annotated[int, Field(ge=0)] = 6
+    min_after_ground_frames: Annotated[int, Field(ge=0)] = 3
+    margin_px: Annotated[float, Field(ge=0)] = 2.0
+
+    @model_validator(mode="after")
+    def _ordered(self) -> "SceneRequirements":
+        if self.object_radius_px is not None and self.object_radius_px[0] > self.object_radius_px[1]:
+            raise ValueError(f"object_radius_px must be [min, max], got {list(self.object_radius_px)}")
+        return self
 
 
 class GenerationSettings(_Frozen):
@@ -88,7 +111,8 @@ class WindowScore(_Frozen):
 class RetentionScore(_Frozen):
     """One clip's retention. Pixel units; x right, y down (image rows).
 
-    * ``windows``: ``airborne`` and ``after_ground`` (from the first ground contact to the end of the clip);
+    * ``windows``: ``airborne``, ``after_ground`` (from the first ground contact to the end of the clip) and
+      ``clip`` (the whole clip; absent from scores made before it was added);
     * ``median_abs_px``: median |tracked - simulated| per axis over all measurable frames;
     * ``sideways_travel_px``: x range of the ``tracked`` path (measurable frames) and of the ``simulated`` one;
     * ``frames_measurable``: frames where the tracker observed the object and the projection is defined."""

@@ -121,10 +121,12 @@ def mirror_x(spec: SceneSpec) -> SceneSpec:
 
 
 def frame_camera(spec: SceneSpec, traj: Trajectory, *, width_px: int, height_px: int,
-                 margin: float = 1.15) -> SceneSpec:
-    """``spec`` with its camera replaced by one that frames the ball's whole path and the floor below it."""
-    pos = np.asarray(traj.position_m)[0]
-    r = spec.objects[0].bounding_radius_m
+                 margin: float = 1.15, object_name: str | None = None) -> SceneSpec:
+    """``spec`` with its camera replaced by one that frames an object's whole path (default: the first
+    object, the ball) and the floor below it."""
+    name = object_name or spec.objects[0].name
+    pos = np.asarray(traj.position_m)[traj.index(name)]
+    r = spec.object(name).bounding_radius_m
     x0, x1 = float(pos[:, 0].min() - r), float(pos[:, 0].max() + r)
     z1 = float(pos[:, 2].max() + r)
     camera = framing_camera(x0, x1, 0.0, z1, width_px=width_px, height_px=height_px, margin=margin)

@@ -154,14 +154,17 @@ def load_wan_vace_dir(path: str | Path, *, transformer_dtype: str = "bfloat16", 
 class GeneratorBuilder:
     """Settings shared by all generators. ``height``/``width``/``num_frames``: the size requested from the model
     (``None``: the control video's own size); ``max_sequence_length``: prompt tokens; ``guidance_scale``: the
-    classifier-free guidance the model is meant to run with (Wan's 5.0; the tiny model's card says its own).
-    Commands use these unless told otherwise."""
+    classifier-free guidance the model is meant to run with (Wan's 5.0; the tiny model's card says its own);
+    ``object_radius_px``: [min, max] apparent radius (px) of the objects the model renders at its size, from its
+    card (``None``: no known limit; the experiments refuse scenes outside it). Commands use these unless told
+    otherwise."""
 
     height: int | None = None
     width: int | None = None
     num_frames: int | None = None
     max_sequence_length: int = 512
     guidance_scale: float = 5.0
+    object_radius_px: tuple[float, float] | None = None
 
     def load(self):  # pragma: no cover - abstract
         raise NotImplementedError

@@ -9,9 +9,12 @@ from pathlib import Path
 
 import pytest
 
-#: The tiny form every sweep test uses: 32x32, 9 frames, 3 denoising steps, random tiny generator.
-TINY = ["generator=tiny_random", "video.width=32", "video.height=32", "video.num_frames=9", "video.fps=4",
+#: The tiny form every sweep test uses: 32x32, 17 frames at 8 fps (the shipped scenes' airborne phase stays
+#: measurable), 3 denoising steps, random tiny generator.
+TINY = ["generator=tiny_random", "video.width=32", "video.height=32", "video.num_frames=17", "video.fps=8",
         "num_steps=3"]
+#: One point of the release sweep's other axes (its preset sweeps three scenes and five seeds).
+ONE_SCENE = ["scene=thrown_ball", "seed=0"]
 
 
 def _app_env(env=None):
@@ -57,3 +60,8 @@ def app():
 def job_dirs(sweep_dir: Path) -> list[Path]:
     return sorted(p for p in sweep_dir.iterdir() if p.is_dir() and not p.name.startswith(".") and p.name != "wandb"
                   and p.name != "figures")
+
+
+#: The job directory name of the default prompt on the thrown ball.
+def thrown_ball_job(seed: int, release_step: int, prompt: str = "red_on_grey-thrown_ball") -> str:
+    return f"thrown_ball_{prompt}_seed{seed}_release{release_step}"

@@ -9,7 +9,7 @@ from hydra.utils import get_class, instantiate
 from experiments.executors import executor_name
 
 CONF = Path(__file__).resolve().parents[2] / "conf"
-GROUPS = ("tracker", "executor", "job")
+GROUPS = ("tracker", "executor", "job", "framing")
 PRESETS = sorted(p.stem for p in (CONF / "experiment").glob("*.yaml"))
 
 

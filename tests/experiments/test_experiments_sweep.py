@@ -1,5 +1,5 @@
-"""Release-point sweeps through Hydra multirun: resume after a kill, W&B offline, prefix sharing, launchers,
-figures."""
+"""Release-point sweeps through Hydra multirun: resume after a kill, W&B offline, prefix sharing, launchers.
+The figures drawn from sweeps: test_experiments_figures.py."""
 
 import csv
 import signal
@@ -7,11 +7,11 @@ import signal
 import pytest
 
 from experiments import jobstate
-from experiments.figures import make_figures
 
-from .conftest import TINY, job_dirs, kill_app_when, run_app
+from .conftest import ONE_SCENE, TINY, job_dirs, kill_app_when, run_app, thrown_ball_job
 
-SWEEP = ["-m", "experiment=release_sweep", "probe.release_step=0,2,3", *TINY]
+SWEEP = ["-m", "experiment=release_sweep", "probe.release_step=0,2,3", *ONE_SCENE, *TINY]
+NAIVE = [*SWEEP, "executor=naive", "sweep_name=naive"]
 
 
 @pytest.fixture(scope="module")
@@ -20,10 +20,10 @@ def killed_and_resumed(tmp_path_factory):
     written its first file, well before its metrics), then run again."""
     cwd = tmp_path_factory.mktemp("sweep")
     sweep_dir = cwd / "outputs" / "release_sweep" / "naive"
-    second_job_started = (sweep_dir / "thrown_ball_seed0_release2" / "scoring.json").is_file
-    killed = kill_app_when([*SWEEP, "sweep_name=naive", "tracker=wandb"], cwd, second_job_started)
+    second_job_started = (sweep_dir / thrown_ball_job(0, 2) / "scoring.json").is_file
+    killed = kill_app_when([*NAIVE, "tracker=wandb"], cwd, second_job_started)
     after_kill = {p.name: jobstate.job_complete(p) for p in job_dirs(sweep_dir)}
-    second = run_app([*SWEEP, "sweep_name=naive", "tracker=wandb"], cwd)
+    second = run_app([*NAIVE, "tracker=wandb"], cwd)
     return cwd, sweep_dir, killed, after_kill, second
 
 
@@ -31,10 +31,10 @@ def test_killed_sweep_resumes_without_loss_or_duplicates(killed_and_resumed):
     cwd, sweep_dir, killed, after_kill, second = killed_and_resumed
     assert killed == -signal.SIGKILL
     # one complete job, one partial (started, no metrics), the third never started
-    assert after_kill == {"thrown_ball_seed0_release0": True, "thrown_ball_seed0_release2": False}, after_kill
+    assert after_kill == {thrown_ball_job(0, 0): True, thrown_ball_job(0, 2): False}, after_kill
     assert second.returncode == 0, second.stderr[-3000:]
     jobs = job_dirs(sweep_dir)
-    assert [p.name for p in jobs] == [f"thrown_ball_seed0_release{i}" for i in (0, 2, 3)]
+    assert [p.name for p in jobs] == [thrown_ball_job(0, i) for i in (0, 2, 3)]
     assert all(jobstate.job_complete(p) for p in jobs)
     assert (second.stdout + second.stderr).count("complete, skipped") == 1
     with open(sweep_dir / "summary.csv") as f:
@@ -57,16 +57,17 @@ def test_rerun_skips_complete_jobs_and_redoes_a_partial_one(killed_and_resumed):
     before = {p.name: (p / "metrics.json").stat().st_mtime_ns for p in jobs}
     (jobs[1] / "metrics.json").unlink()
     (jobs[1] / "stale.txt").write_text("left by a killed attempt")
-    again = run_app([*SWEEP, "sweep_name=naive", "tracker=none"], cwd)
+    again = run_app([*NAIVE, "tracker=none"], cwd)
     assert again.returncode == 0, again.stderr[-3000:]
     assert (again.stdout + again.stderr).count("complete, skipped") == 2
     after = {p.name: (p / "metrics.json").stat().st_mtime_ns for p in job_dirs(sweep_dir)}
     assert after[jobs[0].name] == before[jobs[0].name] and after[jobs[2].name] == before[jobs[2].name]
     assert jobstate.job_complete(jobs[1]) and not (jobs[1] / "stale.txt").exists()
     assert len(job_dirs(sweep_dir)) == 3
-    # A finished job made with other settings (here the prompt, which the job directories do not name) is
-    # refused, never skipped as if it were this job nor overwritten.
-    other = run_app([*SWEEP, "sweep_name=naive", "tracker=none", "prompt=another prompt"], cwd)
+    # A finished job made with other settings (here a prompt given in full, which the job directories do not
+    # name: they name the appearance and motion choices) is refused, never skipped as if it were this job nor
+    # overwritten.
+    other = run_app([*NAIVE, "tracker=none", "prompt=another prompt"], cwd)
     assert other.returncode == 2 and "other settings" in other.stderr, other.stderr[-2000:]
     assert after == {p.name: (p / "metrics.json").stat().st_mtime_ns for p in job_dirs(sweep_dir)}
 
@@ -86,29 +87,11 @@ def test_prefix_shared_clips_are_byte_identical_to_naive(killed_and_resumed):
         assert {r["executor"] for r in csv.DictReader(f)} == {"prefix_shared"}
 
 
-def test_figures_from_a_finished_sweep(killed_and_resumed, tmp_path):
-    _, sweep_dir, *_ = killed_and_resumed
-    written = make_figures(sweep_dir, tmp_path / "fig", expert_boundary=0.875)
-    names = sorted(p.name for p in written)
-    assert names == sorted(f"{stem}.{ext}" for stem in ("retention_vs_sigma", "tracked_paths",
-                                                         "generated_vs_control") for ext in ("png", "pdf"))
-    assert all(p.stat().st_size > 1000 for p in written)
-
-
-def test_figures_command_line(killed_and_resumed, tmp_path):
-    cwd, sweep_dir, *_ = killed_and_resumed
-    out = run_app([str(sweep_dir), "--out", str(tmp_path / "cli")], cwd, module="experiments.figures")
-    assert out.returncode == 0, out.stderr[-3000:]
-    assert len(list((tmp_path / "cli").glob("*.png"))) == 3 and len(list((tmp_path / "cli").glob("*.pdf"))) == 3
-    missing = run_app([str(tmp_path / "nothing")], cwd, module="experiments.figures")
-    assert missing.returncode == 2 and "error:" in missing.stderr
-
-
 def test_submitit_local_launcher_runs_two_jobs(tmp_path):
     out = run_app(["-m", "experiment=control_check", "hydra/launcher=submitit_local", "sweep_name=s",
                    "tracker=none", "seed=0,1", "hydra.launcher.timeout_min=5", *TINY, "probe.release_step=3"],
                   tmp_path)
     assert out.returncode == 0, out.stderr[-3000:]
     jobs = job_dirs(tmp_path / "outputs" / "control_check" / "s")
-    assert [p.name for p in jobs] == ["thrown_ball_seed0_release3", "thrown_ball_seed1_release3"]
+    assert [p.name for p in jobs] == [thrown_ball_job(0, 3), thrown_ball_job(1, 3)]
     assert all(jobstate.job_complete(p) for p in jobs)

@@ -31,8 +31,10 @@ def test_primary_config():
 
 @pytest.mark.parametrize("option", _options("scene"))
 def test_scene_configs_instantiate(option):
-    spec = instantiate(_compose(f"scene={option}").scene)
-    assert isinstance(spec, SceneSpec) and spec.template == option
+    node = _compose(f"scene={option}").scene
+    spec = instantiate(node)
+    # Each option builds its template (wall_bounce is a thrown ball aimed at the wall).
+    assert isinstance(spec, SceneSpec) and spec.template == node._target_.rsplit(".", 1)[-1]
     assert (spec.camera.width_px, spec.camera.height_px, spec.fps, spec.num_frames) == (848, 480, 16.0, 81)
 
 
