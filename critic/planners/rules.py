@@ -43,7 +43,7 @@ from critic.planners.lexicon import (ANIMATE, COLOURS, CONNECTIVE_KIND, DEFORMIN
                                      NOUNS, NUMBERS, OTHER_ADJECTIVES, PARTITIVES, PRONOUNS, SCENERY, SEVERAL, SHADES, SIZES,
                                      STOPWORDS, SURFACES, VEHICLES, clauses, lower, verb_forms, words_re)
 from critic.types import (IMPLICIT_QUANTITIES, QUANTITY_SPECS, BeforeOp, CountOp, DepthOp, DuringOp, EventRef, Expect,
-                          GroundOp, HearOp, JudgeOp, MeasureOp, ReadOp, SubjectSpec)
+                          GroundOp, HearOp, JudgeOp, MeasureOp, ReadOp, SubjectSpec, op_events)
 
 #: every noun that names a body: countable things, animate bodies, vehicles (plural -> singular)
 BODIES = {**NOUNS, **ANIMATE, **VEHICLES}
@@ -724,7 +724,7 @@ class RulesPlanner:
             inside = [(x.span[0] - clause.start, x.span[1] - clause.start) for x in st.mentions]
             # a process word inside a noun phrase is an adjective ("an empty rubber balloon")
             if not (any(not any(a <= m.start() < b for a, b in inside) for m in JUDGED_PROCESS_RE.finditer(text))
-                    or _has_event(text)):
+                    or _has_event(text) or (_in_sequence(cls, clause) and _has_action(low, clause.start, clause.end))):
                 continue
             subjects = st.subjects_in(clause.start, clause.end)
             if DEFORMING_RE.search(text):
@@ -733,7 +733,8 @@ class RulesPlanner:
             cid = b.claim((clause.start, clause.end), subjects=subjects)
             check = b.op(JudgeOp, claim=cid, question=f"Does this happen in the video? {b.claims[-1].text}")
             b.oblige(cid, check, "no instrument measures it")
-            clause.events.append(Event("judged", (clause.start, clause.end), subjects, cid))
+            # the verifier's window ("occurs") stands for it in an order: "reads a book, then folds laundry"
+            clause.events.append(Event("judged", (clause.start, clause.end), subjects, cid, check))
 
     # ---- text and sound ----------------------------------------------------------------------------
     @staticmethod
@@ -940,11 +941,10 @@ class RulesPlanner:
         b = st.builder
 
         def produced(ev: Event) -> tuple[str, ...]:
-            op = next(o for o in b.ops if o.id == ev.op)
-            return QUANTITY_SPECS[op.quantity].events if isinstance(op, MeasureOp) else ("onset",)
+            return op_events(next(o for o in b.ops if o.id == ev.op))
 
         def pick(ev: Event, role: str) -> str | None:
-            default = PATTERNS[ev.kind].event if ev.kind in PATTERNS else "onset"
+            default = PATTERNS[ev.kind].event if ev.kind in PATTERNS else produced(ev)[0]
             if rel != "before" or ev.quantity not in ORDER_WINDOWS:
                 return default
             return next((w for w in ORDER_WINDOWS[ev.quantity][role] if w in produced(ev)), None)
@@ -1033,6 +1033,30 @@ def _compound(low: str, first: tuple[int, int, re.Match], second: tuple[int, int
     m = second[2]
     return first[2].re is MENTION_RE and m.re is MENTION_RE and not m.group("det") and not m.group("adj") \
         and low[first[1]:second[0]].isspace() and m.group("noun") not in _VERB_LIKE_NOUNS
+
+
+#: a verb of an action in progress or begun: "is cooking dinner", "start sweeping", "they get up", "it flies down"
+_ACTION_RE = re.compile(r"\b(?:is|are|was|were|starts?|started|begins?|began|keeps?|kept|continues?|stops?|then)\s+"
+                        r"(?:[a-z]+ly\s+)?[a-z]{3,}\b|\b(?:he|she|it|they|someone|somebody)\s+(?:[a-z]+ly\s+)?"
+                        r"(?!is\b|are\b|was\b|were\b|has\b|have\b|had\b)[a-z]{3,}\b|\b[a-z]{3,}ing\b")
+
+
+def _in_sequence(cls: list[Clause], clause: Clause) -> bool:
+    """The clause is one step of a sequence: an order connective ("then", "before", "after") opens it or the next
+    clause of its sentence."""
+    i = cls.index(clause)
+    nxt = cls[i + 1] if i + 1 < len(cls) and cls[i + 1].sentence == clause.sentence else None
+    return CONNECTIVE_KIND.get(clause.connective or "") in ("before", "after") \
+        or (nxt is not None and CONNECTIVE_KIND.get(nxt.connective or "") in ("before", "after"))
+
+
+def _has_action(low: str, start: int, end: int) -> bool:
+    """A verb of action in ``low[start:end]`` that is not a noun there ("the running water" is a noun phrase)."""
+    for m in _ACTION_RE.finditer(low, start, end):
+        s = m.end() - len(m.group(0).split()[-1])
+        if not _used_as_noun(low, s, m.end()):
+            return True
+    return False
 
 
 def _has_event(text: str, at_start: bool = False) -> bool:

@@ -110,8 +110,9 @@ def test_temporal_connectives():
     r, p = rel("After the cube falls, it hits the wall.")
     op = next(o for o in p.operations if o.op == "before")
     assert p.op(op.a.op).quantity == "free_fall" and p.op(op.b.op).quantity == "collision_response"
-    r, p = rel("The ball spins while it falls.")  # spinning: a judged process, no event window
-    assert r == [] and any("not checkable" in n for n in p.notes)
+    # spinning: a judged process; the judge's window (when it gives one) stands for it
+    r, p = rel("The ball spins while it falls.")
+    assert r == [("during", "judge")]
     r, p = rel("The cube slides while it falls.")
     assert r and r[0][0] == "during"
     r, p = rel("The ball bounces as soon as it lands.")
@@ -443,3 +444,19 @@ def test_on_screen_text_in_its_written_forms_is_read(prompt, text):
                                     "A DSLR photo of a red ball falling."])
 def test_quotes_around_the_prompt_apostrophes_and_acronyms_are_not_text(prompt):
     assert not [op for op in plan_of(prompt).operations if op.op == "read"]
+
+
+@pytest.mark.parametrize("prompt", ["A person is reading a book, then they suddenly start folding laundry.",
+                                    "A cat is watching birds through the window, then it starts grooming itself.",
+                                    "A horse is trotting in the field, then it suddenly starts drinking from a stream."])
+def test_actions_in_sequence_are_judged_and_ordered(prompt):
+    p = plan_of(prompt)
+    judged = [op.id for op in p.operations if op.op == "judge"]
+    before = [op for op in p.operations if op.op == "before"]
+    assert len(judged) == 2 and len(before) == 1
+    assert (before[0].a.op, before[0].a.event, before[0].b.op, before[0].b.event) == (judged[0], "occurs", judged[1],
+                                                                                     "occurs")
+
+
+def test_an_action_out_of_sequence_gets_no_judged_claim():
+    assert not [op for op in plan_of("A person is reading a book on the couch.").operations if op.op == "judge"]
