@@ -122,7 +122,11 @@ def _write_run_file(out_dir: Path, corpus_dir: Path, clips: list, critic_config:
         "cost": per_clip})
 
 
-@hydra.main(version_base="1.3", config_path="../../conf", config_name="benchmark_critique")
+#: an absolute path: the app is started through ``experiments.benchmark``'s dispatcher, not as ``__main__``
+CONF_DIR = str(Path(__file__).resolve().parents[2] / "conf")
+
+
+@hydra.main(version_base="1.3", config_path=CONF_DIR, config_name="benchmark_critique")
 @exit_on_user_error
 def main(cfg: DictConfig) -> None:
     configure_threads(cfg.get("num_threads"))
