@@ -64,8 +64,9 @@ def _window(a: int, b: int, fps: float) -> FrameWindow:
 
 
 def simulated_clips(out_dir: Path, scene: SimulatedScene, flaws: Sequence[str] = ("teleport", "vanish"),
-                    jump_px: int = 12) -> list[ClipAnnotation]:
-    """Render ``scene`` clean and with each flaw into ``out_dir/clips/<scene.name>/``; one annotation per clip."""
+                    jump_px: int = 12, clean: bool = True) -> list[ClipAnnotation]:
+    """Render ``scene`` (clean unless ``clean`` is off) and with each flaw into ``out_dir/clips/<scene.name>/``; one
+    annotation per clip."""
     spec = scene.spec
     traj = simulate(spec)
     render = AnalyticRenderer(rgb=True, progress=False).render(spec, traj, rgb=True)
@@ -89,7 +90,7 @@ def simulated_clips(out_dir: Path, scene: SimulatedScene, flaws: Sequence[str] =
     clip_dir = out_dir / "clips" / scene.name
     clip_dir.mkdir(parents=True, exist_ok=True)
     out = []
-    for flaw in ("clean", *flaws):
+    for flaw in (("clean",) if clean else ()) + tuple(flaws):
         frames = rgb if flaw == "clean" else doctor(rgb, mask, flaw, start, jump_px)
         video = clip_dir / f"{flaw}.mp4"
         write_video(video, frames, spec.fps, lossless=True)
