@@ -293,7 +293,8 @@ def breakdown(defects: Iterable[dict[str, Any]], key: str) -> list[dict[str, Any
     for d in defects:
         groups.setdefault(str(d[key]), []).append(d)
     rows = []
-    for group in sorted(groups):
+    order = {label: i for i, (_, label) in enumerate(DURATION_BINS)}  # duration bins in their own order
+    for group in sorted(groups, key=lambda g: (order.get(g, -1), g)):
         ds = groups[group]
         whole = sum(d["outcome"] == "whole" for d in ds)
         partial = sum(d["outcome"] == "partial" for d in ds)

@@ -79,6 +79,7 @@ def test_breakdowns_group_the_same_outcomes(scored):
     assert table("severity") == {"1": (1, 0, 0, 1), "2": (1, 0, 1, 0), "3": (1, 1, 0, 0), "4": (1, 1, 0, 0)}
     # teleports span two frames (0.2 s); the vanish and the hover ten (1.0 s)
     assert table("duration") == {"0.1-0.5 s": (2, 1, 0, 1), "0.5-1 s": (2, 1, 1, 0)}
+    assert [r["group"] for r in scored["tables"]["duration"]] == ["0.1-0.5 s", "0.5-1 s"]
     assert table("defects_per_clip") == {"1": (2, 0, 1, 1), "2": (2, 2, 0, 0)}
     assert table("renderer") == {"analytic": (2, 0, 1, 1), "pybullet": (2, 2, 0, 0)}
 
