@@ -101,7 +101,7 @@ def breakdown_markdown(key: str, rows: list[dict[str, Any]]) -> str:
 def recall_vs_calls_figure(rows: list[dict[str, Any]], out_dir: Path) -> list[Path]:
     """Fig. 9: defect recall (whole, and whole + partial) against mean calls per clip, one point per run."""
     fig, ax = plt.subplots(figsize=(5.0, 3.6), dpi=150)
-    for r in rows:
+    for k, r in enumerate(rows):
         if r["recall_whole"] is None or r["mean_calls"] is None:
             continue
         x = r["mean_calls"]
@@ -109,7 +109,9 @@ def recall_vs_calls_figure(rows: list[dict[str, Any]], out_dir: Path) -> list[Pa
                                                     [r["recall_whole_hi"] - r["recall_whole"]]],
                     fmt="o", color="C0", capsize=3)
         ax.plot([x], [r["recall_any"]], marker="^", color="C1", linestyle="none")
-        ax.annotate(r["run"], (x, r["recall_whole"]), textcoords="offset points", xytext=(5, 4), fontsize=7)
+        # staggered so that runs at about the same point keep readable labels
+        ax.annotate(r["run"], (x, r["recall_whole"]), textcoords="offset points", xytext=(5, 4 + 9 * (k % 3)),
+                    fontsize=7)
     ax.plot([], [], "o", color="C0", label="whole (95% Wilson)")
     ax.plot([], [], "^", color="C1", label="whole + partial")
     ax.set_xlabel("mean calls per clip (tool + model)")
