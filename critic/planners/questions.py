@@ -7,7 +7,8 @@ and with no judge configured (``NoJudge``) every answer is unknown. No instrumen
 physics presumes (implicit obligations) is asked unless ``physics_questions`` adds one question per object
 ("Does the red ball move in a physically plausible way?").
 
-Cost: one judge model call per question when a VLM is configured, none otherwise; no tool calls.
+Cost: one judge model call per question when a VLM is configured. With the offline ``NoJudge`` no model is called,
+but the executor still counts each dispatched question as one tool call.
 """
 
 from __future__ import annotations
