@@ -10,6 +10,8 @@ from critic.aggregator import Aggregator, before, contains
 from critic.planners.questions import QuestionPlanner
 from critic.planners.rules import RulesPlanner
 from critic.planners.ungated import UNGATED_QUANTITIES, UngatedPlanner
+from critic.run import CriticComponents, critique
+from critic.testing import FakeGrounder, ScriptedSpecialist, fake_video
 from critic.types import IMPLICIT_QUANTITIES, JudgeOp, MeasureOp, TimeWindow
 
 CONF = Path(__file__).resolve().parents[2] / "conf"
@@ -69,3 +71,21 @@ def test_slack_fraction_widens_or_narrows_the_temporal_predicates():
     assert Aggregator().slack_fraction == 0.25
     with pytest.raises(ValueError):
         Aggregator(slack_fraction=1.5)
+
+
+def test_slack_fraction_reaches_the_temporal_operations_of_a_critique(tmp_path):
+    """The aggregator's option is what the executor applies to ``before``: the fall ends 0.1 s after the bounce's
+    contact starts; a quarter of the 0.4 s contact window forgives it, a tenth does not."""
+    script = {"free_fall": {"state": "supported", "windows": {"airborne": [0, 9]}},
+              "bounce": {"state": "supported", "windows": {"contact": [9, 12], "rebound": [9, 12]}},
+              "default": {"state": "supported"}}
+    states = {}
+    for fraction in (0.25, 0.1):
+        other = ScriptedSpecialist(script)
+        specs = {"ground": FakeGrounder(), **{k: other for k in ("measure", "count", "read", "hear", "depth", "judge")}}
+        comp = CriticComponents(planner=RulesPlanner(implicit=False), specialists=specs,
+                                aggregator=Aggregator(slack_fraction=fraction), report=False)
+        v = critique("fake.mp4", "A red ball falls, then bounces twice.", comp, tmp_path / str(fraction),
+                     video=fake_video(num_frames=20, fps=10))
+        states[fraction] = v.verdict
+    assert states == {0.25: "supported", 0.1: "contradicted"}
