@@ -60,25 +60,6 @@ def choice_of(factor: str) -> str:
         return "unknown"
 
 
-def score_verdicts(verdicts: list[dict[str, Any]], labels: dict[str, str | None]) -> dict[str, Any]:
-    """Counts per verdict; recall = flawed clips found contradicted / flawed clips; precision on clean clips =
-    clean clips not contradicted / clean clips (None without labels); mean calls per clip."""
-    counts = {k: 0 for k in ("supported", "contradicted", "unknown", "error")}
-    for v in verdicts:
-        counts[v["verdict"]] = counts.get(v["verdict"], 0) + 1
-    flawed = [v for v in verdicts if labels.get(v["id"]) == "contradicted"]
-    clean = [v for v in verdicts if labels.get(v["id"]) == "supported"]
-    calls = [int(v.get("calls") or 0) for v in verdicts]
-    return {
-        "clips": len(verdicts), **counts,
-        "labelled_flawed": len(flawed),
-        "recall": (sum(v["verdict"] == "contradicted" for v in flawed) / len(flawed)) if flawed else None,
-        "labelled_clean": len(clean),
-        "precision_clean": (sum(v["verdict"] != "contradicted" for v in clean) / len(clean)) if clean else None,
-        "calls_per_clip": (sum(calls) / len(calls)) if calls else None,
-    }
-
-
 def write_table(sweep_dir: Path, jobs: list[Path] | None = None) -> Path:
     """``ablation.csv`` and ``ablation.md`` at the sweep root, one row per complete ablation job."""
     rows = []
