@@ -31,9 +31,13 @@ from critic.types import (CONTRADICTED, SUPPORTED, UNKNOWN, ClaimVerdict, ClipVe
 EPS_S = 1e-9
 
 
-def slack_s(a: TimeWindow, b: TimeWindow) -> float:
-    """Quarter-window slack (s)."""
-    return 0.25 * min(a.length_s, b.length_s)
+#: the slack of the temporal predicates as a fraction of the shorter window (the quarter-window rule)
+SLACK_FRACTION = 0.25
+
+
+def slack_s(a: TimeWindow, b: TimeWindow, fraction: float = SLACK_FRACTION) -> float:
+    """Slack (s): ``fraction`` of the shorter window (a quarter by default)."""
+    return fraction * min(a.length_s, b.length_s)
 
 
 def _fmt(w: TimeWindow) -> str:
@@ -52,12 +56,13 @@ def _missing(a: TimeWindow | None, b: TimeWindow | None, required: str, names: t
     return Measurement(state=UNKNOWN, required=required, reason=f"no event window for {' and '.join(gone)}")
 
 
-def before(a: TimeWindow | None, b: TimeWindow | None, names: tuple[str, str] = ("A", "B")) -> Measurement:
+def before(a: TimeWindow | None, b: TimeWindow | None, names: tuple[str, str] = ("A", "B"),
+           fraction: float = SLACK_FRACTION) -> Measurement:
     """``A`` ends before ``B`` starts (quarter-window slack)."""
     required = f"{names[0]}.end <= {names[1]}.start + slack"
     if a is None or b is None:
         return _missing(a, b, required, names)
-    d = slack_s(a, b)
+    d = slack_s(a, b, fraction)
     ok = a.end_s <= b.start_s + d + EPS_S
     measured = f"{names[0]} {_fmt(a)}, {names[1]} {_fmt(b)}, slack {d:.4f} s: {a.end_s:.4f} " \
                f"{'<=' if ok else '>'} {b.start_s + d:.4f}"
@@ -65,12 +70,13 @@ def before(a: TimeWindow | None, b: TimeWindow | None, names: tuple[str, str] = 
                        window=_union(a, b), values={"slack_s": round(d, 6), "margin_s": round(b.start_s + d - a.end_s, 6)})
 
 
-def contains(a: TimeWindow | None, b: TimeWindow | None, names: tuple[str, str] = ("A", "B")) -> Measurement:
+def contains(a: TimeWindow | None, b: TimeWindow | None, names: tuple[str, str] = ("A", "B"),
+             fraction: float = SLACK_FRACTION) -> Measurement:
     """``B`` lies within ``A`` (quarter-window slack on both ends)."""
     required = f"{names[1]} within {names[0]} (+/- slack)"
     if a is None or b is None:
         return _missing(a, b, required, names)
-    d = slack_s(a, b)
+    d = slack_s(a, b, fraction)
     ok = a.start_s - d <= b.start_s + EPS_S and b.end_s <= a.end_s + d + EPS_S
     measured = f"{names[0]} {_fmt(a)}, {names[1]} {_fmt(b)}, slack {d:.4f} s: " \
                f"{'inside' if ok else 'not inside'}"
@@ -79,9 +85,10 @@ def contains(a: TimeWindow | None, b: TimeWindow | None, names: tuple[str, str] 
                        window=_union(a, b), values={"slack_s": round(d, 6), "margin_s": round(margin, 6)})
 
 
-def during(a: TimeWindow | None, b: TimeWindow | None, names: tuple[str, str] = ("A", "B")) -> Measurement:
+def during(a: TimeWindow | None, b: TimeWindow | None, names: tuple[str, str] = ("A", "B"),
+           fraction: float = SLACK_FRACTION) -> Measurement:
     """``A`` lies within ``B``: ``contains(B, A)``."""
-    return contains(b, a, (names[1], names[0]))
+    return contains(b, a, (names[1], names[0]), fraction)
 
 
 TEMPORAL = {"before": before, "contains": contains, "during": during}
@@ -129,7 +136,12 @@ def p_plausible(states: list[State], verdict: State) -> float:
 class Aggregator:
     """Turns the plan and its evidence records into a :class:`ClipVerdict`."""
 
-    def __init__(self, dense_then_verify: bool = True, include_dependency_evidence: bool = True):
+    def __init__(self, dense_then_verify: bool = True, include_dependency_evidence: bool = True,
+                 slack_fraction: float = SLACK_FRACTION):
+        if not 0.0 <= float(slack_fraction) <= 1.0:
+            raise ValueError(f"slack_fraction {slack_fraction} is not in [0, 1]")
+        #: the temporal predicates' slack, a fraction of the shorter window (the executor applies it)
+        self.slack_fraction = float(slack_fraction)
         self.dense_then_verify = dense_then_verify
         self.include_dependency_evidence = include_dependency_evidence
 

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from critic.aggregator import TEMPORAL
+from critic.aggregator import SLACK_FRACTION, TEMPORAL
 from critic.plan import check_plan, dependencies, execution_order
 from critic.types import (CONTRADICTED, SUPPORTED, UNKNOWN, AnyOp, Cost, EvidenceRecord, GroundOp, HearOp,
                           JudgeOp, Measurement, OperationInputs, Plan, TimeWindow, Track, VideoContext, op_event_refs,
@@ -163,8 +163,10 @@ class Executor:
     ``hear``, ``judge``) to objects with ``name``, ``version`` and ``run(op, inputs, video)`` (``inputs``: an
     :class:`OperationInputs`)."""
 
-    def __init__(self, specialists: Mapping[str, Any], cache: OperationCache | None = None):
+    def __init__(self, specialists: Mapping[str, Any], cache: OperationCache | None = None,
+                 slack_fraction: float = SLACK_FRACTION):
         self.specialists = dict(specialists)
+        self.slack_fraction = slack_fraction
         self.cache = cache if cache is not None else OperationCache()
 
     def run(self, plan: Plan, video: VideoContext, progress: bool = False) -> Execution:
@@ -220,7 +222,7 @@ class Executor:
             # evidence of when the event happened: the order is neither supported nor contradicted on it
             return Measurement(state=UNKNOWN, required=f"{op.op}({names[0]}, {names[1]})", reason="; ".join(doubts))
         a, b = (ex.records[ref.op].windows.get(ref.event) for ref in refs)
-        return TEMPORAL[op.op](a, b, names)
+        return TEMPORAL[op.op](a, b, names, self.slack_fraction)
 
     def _dispatch(self, plan: Plan, op: AnyOp, deps: list[str], ex: Execution, keys: dict[str, str],
                   video: VideoContext, claim_of: dict[str, str]):

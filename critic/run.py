@@ -104,7 +104,8 @@ def critique(video_path: str | os.PathLike, prompt: str, cfg_or_components: Any,
     # 3. execute the declared operations on the clip, then aggregate
     if video is None:
         video = load_video(video_path)
-    ex: Execution = Executor(comp.specialists, comp.cache).run(plan, video, progress=comp.progress)
+    ex: Execution = Executor(comp.specialists, comp.cache, slack_fraction=comp.aggregator.slack_fraction).run(
+        plan, video, progress=comp.progress)
     verdict = comp.aggregator.aggregate(plan, ex.records, clip_sha256=video.sha256, video=video_name,
                                         plan_sha256=plan_sha, sanity=video.sanity or VideoSanity(),
                                         planner_cost=result.cost, cache_hits=ex.cache_hits)

@@ -1,19 +1,21 @@
-"""Critic ablations: the critic over one manifest with each planner / specialists choice, one table.
+"""Critic ablations over the benchmark corpus: critique the corpus with each choice, score it, one table.
 
-Each Hydra job of ``experiment=ablate_planner`` (``critic/planner=rules,llm``) or ``experiment=ablate_specialists``
-(``critic/specialists=...``) critiques every clip of the manifest with its choice and writes
-``verdicts.jsonl`` and a ``metrics.json`` row; after each job the sweep root's ``ablation.csv`` (and
-``ablation.md``) is rewritten from all complete jobs: verdict counts, recall on flawed clips and precision on
-clean ones where the manifest has labels, and calls per clip.
+Each Hydra job of ``experiment=ablate_planner`` or ``experiment=ablate_specialists`` runs one critic configuration:
+a config group's option (``critic/planner=rules,ungated,explicit_only,questions``) or an option inside a group
+(``critic.planner.implicit=true,false``, ``critic.aggregator.slack_fraction=0.1,0.25,0.5``,
+``critic.specialists.ground.tracker.max_coast_s=0,0.5``). The job critiques every clip of the corpus
+(``experiments.benchmark.critique``, resumable, into ``<job>/critique``), scores the run
+(``experiments.benchmark.scoring``) and writes a ``metrics.json`` row; after each job the sweep root's
+``ablation.csv`` and ``ablation.md`` are rewritten from all complete jobs. Every row names the option it changed
+(``option``: the job's ``critic`` overrides) and reports defect recall whole / whole+partial with 95% Wilson
+intervals, false alarms and calls per clip.
 
-Manifest: ``ablation.manifest`` (JSONL, the critic's batch format, with an optional ``label`` field:
-``supported`` for a clean clip, ``contradicted`` for a flawed one). When null, a small labelled set is rendered
-from the configured scene (``experiments.synthetic``) once per sweep.
+Corpus: ``job.corpus`` (a folder with ``annotations.jsonl``). When null, a small annotated corpus is rendered from
+the configured scene once per sweep (``experiments.benchmark.devcorpus``: the clean clip, a teleport and a vanish).
 """
 
 from __future__ import annotations
 
-import json
 import logging
 from pathlib import Path
 from typing import Any
@@ -21,7 +23,12 @@ from typing import Any
 from hydra.utils import instantiate
 from omegaconf import DictConfig, OmegaConf
 
+from critic.run import build_components
 from experiments import jobstate
+from experiments.benchmark.critique import critique_corpus
+from experiments.benchmark.devcorpus import SimulatedScene, simulated_clips, write_corpus
+from experiments.benchmark.runs import ANNOTATIONS, load_corpus, load_run
+from experiments.benchmark.scoring import score_run
 from experiments.executors import file_lock
 from experiments.jobs import JobContext, _config_dict, _validated, job_key, skip_complete_job
 from experiments.scene import fit_spec_to_video
@@ -34,8 +41,13 @@ from veriphy.manifest import write_manifest
 log = logging.getLogger(__name__)
 
 TABLE = "ablation"
-TABLE_COLUMNS = ["factor", "choice", "clips", "supported", "contradicted", "unknown", "error", "labelled_flawed",
-                 "recall", "labelled_clean", "precision_clean", "calls_per_clip", "job"]
+TABLE_COLUMNS = ["factor", "option", "choice", "clips", "supported", "contradicted", "unknown", "error", "defects",
+                 "whole", "partial", "missed", "recall_whole", "recall_whole_lo", "recall_whole_hi", "recall_any",
+                 "recall_any_lo", "recall_any_hi", "clean_clips", "false_alarm_clips", "false_alarm_rate",
+                 "false_claims", "false_claims_per_flawed_clip", "calls_per_clip", "tool_calls_per_clip",
+                 "model_calls_per_clip", "job"]
+MARKDOWN_COLUMNS = ["option", "clips", "defects", "whole", "partial", "missed", "recall_whole", "recall_any",
+                    "false_alarm_clips", "clean_clips", "false_claims", "calls_per_clip"]
 
 
 def choice_of(factor: str) -> str:
@@ -48,39 +60,6 @@ def choice_of(factor: str) -> str:
         return "unknown"
 
 
-def score_verdicts(verdicts: list[dict[str, Any]], labels: dict[str, str | None]) -> dict[str, Any]:
-    """Counts per verdict; recall = flawed clips found contradicted / flawed clips; precision on clean clips =
-    clean clips not contradicted / clean clips (None without labels); mean calls per clip."""
-    counts = {k: 0 for k in ("supported", "contradicted", "unknown", "error")}
-    for v in verdicts:
-        counts[v["verdict"]] = counts.get(v["verdict"], 0) + 1
-    flawed = [v for v in verdicts if labels.get(v["id"]) == "contradicted"]
-    clean = [v for v in verdicts if labels.get(v["id"]) == "supported"]
-    calls = [int(v.get("calls") or 0) for v in verdicts]
-    return {
-        "clips": len(verdicts), **counts,
-        "labelled_flawed": len(flawed),
-        "recall": (sum(v["verdict"] == "contradicted" for v in flawed) / len(flawed)) if flawed else None,
-        "labelled_clean": len(clean),
-        "precision_clean": (sum(v["verdict"] != "contradicted" for v in clean) / len(clean)) if clean else None,
-        "calls_per_clip": (sum(calls) / len(calls)) if calls else None,
-    }
-
-
-def read_labels(manifest: Path) -> dict[str, str | None]:
-    labels = {}
-    for n, line in enumerate(manifest.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            item = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(item, dict):
-            labels[str(item.get("id", f"line{n}"))] = item.get("label")
-    return labels
-
-
 def write_table(sweep_dir: Path, jobs: list[Path] | None = None) -> Path:
     """``ablation.csv`` and ``ablation.md`` at the sweep root, one row per complete ablation job."""
     rows = []
@@ -88,76 +67,109 @@ def write_table(sweep_dir: Path, jobs: list[Path] | None = None) -> Path:
         metrics = read_json(job_dir / jobstate.METRICS)
         if "ablation" in metrics:
             rows.append({**metrics["ablation"], "job": job_dir.relative_to(sweep_dir).as_posix()})
-    rows.sort(key=lambda r: (r["factor"], r["choice"]))
+    rows.sort(key=lambda r: (r["factor"], r["option"]))
     path = jobstate.write_csv(sweep_dir / f"{TABLE}.csv", rows, TABLE_COLUMNS)
 
     def cell(v: Any) -> str:
         return "n/a" if v is None else f"{v:.3g}" if isinstance(v, float) else str(v)
 
-    md = ["| " + " | ".join(TABLE_COLUMNS[:-1]) + " |", "|" + "---|" * (len(TABLE_COLUMNS) - 1)]
-    md += ["| " + " | ".join(cell(r.get(c)) for c in TABLE_COLUMNS[:-1]) + " |" for r in rows]
-    (sweep_dir / f"{TABLE}.md").write_text("\n".join(md) + "\n")
+    def interval(r: dict[str, Any], key: str) -> str:
+        v = r.get(key)
+        return "n/a" if v is None else f"{v:.2f} [{r[key + '_lo']:.2f}, {r[key + '_hi']:.2f}]"
+
+    md = ["| " + " | ".join(MARKDOWN_COLUMNS) + " |", "|" + "---|" * len(MARKDOWN_COLUMNS)]
+    md += ["| " + " | ".join(interval(r, c) if c in ("recall_whole", "recall_any") else cell(r.get(c))
+                             for c in MARKDOWN_COLUMNS) + " |" for r in rows]
+    (sweep_dir / f"{TABLE}.md").write_text("Recall with 95% Wilson intervals.\n\n" + "\n".join(md) + "\n")
     return path
+
+
+def changed_option(overrides: tuple[str, ...] | list[str], factor: str, choice: str) -> str:
+    """What this job changed: its ``critic`` overrides (group options and options inside a group), or the varied
+    group's choice when none was given."""
+    picked = [o for o in overrides if o.split("=", 1)[0].lstrip("+~").startswith("critic")]
+    return ",".join(sorted(picked)) or f"{factor}={choice}"
+
+
+def ablation_row(factor: str, option: str, choice: str, corpus_dir: Path, run_dir: Path) -> AblationRow:
+    """Score the critique run in ``run_dir`` against the corpus: one row of the ablation table."""
+    corpus = load_corpus(corpus_dir)
+    _, reports = load_run(run_dir)
+    scored = score_run(corpus, reports)
+    s = scored["summary"]
+    counts = {k: 0 for k in ("supported", "contradicted", "unknown", "error")}
+    for c in scored["clips"]:
+        counts[c["verdict"]] += 1
+    return AblationRow(
+        factor=factor, option=option, choice=choice, clips=s["clips"], **counts, defects=s["defects"],
+        whole=s["whole"], partial=s["partial"], missed=s["missed"],
+        recall_whole=s["recall_whole"]["value"], recall_whole_lo=s["recall_whole"]["lo"],
+        recall_whole_hi=s["recall_whole"]["hi"], recall_any=s["recall_any"]["value"],
+        recall_any_lo=s["recall_any"]["lo"], recall_any_hi=s["recall_any"]["hi"], clean_clips=s["clean_clips"],
+        false_alarm_clips=s["false_alarm_clips"], false_alarm_rate=s["false_alarm_rate"]["value"],
+        false_claims=s["false_claims"], false_claims_per_flawed_clip=s["false_claims_per_flawed_clip"],
+        calls_per_clip=s["mean_calls"], tool_calls_per_clip=s["mean_tool_calls"],
+        model_calls_per_clip=s["mean_model_calls"])
 
 
 class CriticAblation:
     """One choice of a critic ablation (``job=critic_ablation``).
 
     Args:
-        factor: the config group being varied (``critic/planner`` or ``critic/specialists``).
-        manifest: the clips (JSONL); null renders the synthetic labelled set from the scene.
+        factor: the config group being varied (``critic/planner`` or ``critic/specialists``); options inside it
+            are named by the row's ``option``.
+        corpus: the benchmark corpus folder; null renders a small annotated corpus from the scene.
         critic_options: top-level options of the critic (memory, cache_dir, report, progress, max_prompt_chars).
     """
 
-    def __init__(self, factor: str = "critic/planner", manifest: str | None = None,
+    def __init__(self, factor: str = "critic/planner", corpus: str | None = None,
                  critic_options: dict[str, Any] | None = None):
         self.factor = factor
-        self.manifest = manifest
+        self.corpus = corpus
         self.critic_options = dict(critic_options or {})
 
-    def _manifest(self, cfg: DictConfig, ctx: JobContext) -> Path:
-        if self.manifest:
-            path = Path(self.manifest)
-            if not path.is_file():
-                raise UserError("manifest not found", file=path, field="job.manifest")
+    def _corpus(self, cfg: DictConfig, ctx: JobContext) -> Path:
+        if self.corpus:
+            path = Path(self.corpus)
+            if not (path / ANNOTATIONS).is_file():
+                raise UserError("no annotations.jsonl in the corpus folder", file=path, field="job.corpus")
             return path
-        from experiments.synthetic import write_synthetic_set
-
-        out = ctx.sweep_dir / ".shared" / "synthetic"
-        with file_lock(out / "lock"):
-            manifest = out / "manifest.jsonl"
-            if not manifest.is_file():
+        out = ctx.sweep_dir / ".shared" / "corpus"
+        with file_lock(ctx.sweep_dir / ".shared" / "corpus.lock"):
+            if not (out / ANNOTATIONS).is_file():
                 spec = fit_spec_to_video(instantiate(cfg.scene), _validated(VideoSize, cfg.video, "video"))
-                write_synthetic_set(out, spec, str(cfg.prompt), cfg.get("object_name"))
-        return manifest
+                scene = SimulatedScene(name=str(ctx.choice("scene") or "scene"), spec=spec, prompt=str(cfg.prompt),
+                                       object_name=cfg.get("object_name"))
+                write_corpus(out, simulated_clips(out, scene))
+        return out
 
     def __call__(self, cfg: DictConfig, ctx: JobContext) -> dict[str, Any]:
-        from critic.__main__ import run_batch
-        from critic.run import build_components
-
         job_dir = ctx.job_dir
         key = job_key(cfg)
         if skip_complete_job(job_dir, key):
             return {"status": "skipped", "job_dir": str(job_dir)}
         jobstate.clear_partial_job(job_dir)
         job_dir.mkdir(parents=True, exist_ok=True)
-        manifest = self._manifest(cfg, ctx)
-        critic_cfg = OmegaConf.create({"critic": _config_dict(cfg.critic), **self.critic_options})
+        corpus = self._corpus(cfg, ctx)
+        critic_config = _config_dict(cfg.critic)
+        critic_cfg = OmegaConf.create({"critic": critic_config, **self.critic_options})
+        choice = choice_of(self.factor)
+        option = changed_option(ctx.overrides, self.factor, choice)
         tracker = instantiate(cfg.tracker)
         tracker.start(name=ctx.name, group=ctx.group, run_dir=job_dir, sweep_dir=ctx.sweep_dir,
                       config=_config_dict(cfg))
+        run_dir = job_dir / "critique"
         try:
-            run_batch(manifest, build_components(critic_cfg), job_dir)
+            critique_corpus(corpus, run_dir, build_components(critic_cfg), critic_config=critic_config,
+                            overrides=list(ctx.overrides), name=option, log=log.info)
         except BaseException:
             tracker.finish(exit_code=1)
             raise
-        verdicts = [json.loads(line) for line in (job_dir / "verdicts.jsonl").read_text().splitlines() if line]
-        row = AblationRow(factor=self.factor, choice=choice_of(self.factor),
-                          **score_verdicts(verdicts, read_labels(manifest))).model_dump(mode="json")
-        write_json(job_dir / jobstate.METRICS, {"ablation": row, "manifest": str(manifest), "job_key": key})
-        write_manifest(job_dir, stage="experiments", input_hashes={"manifest": sha256_file(manifest)},
-                       extra={"job": ctx.name, "factor": self.factor, "choice": row["choice"]})
-        tracker.log(row)
+        row = ablation_row(self.factor, option, choice, corpus, run_dir).model_dump(mode="json")
+        write_json(job_dir / jobstate.METRICS, {"ablation": row, "corpus": str(corpus), "job_key": key})
+        write_manifest(job_dir, stage="experiments", input_hashes={"annotations": sha256_file(corpus / ANNOTATIONS)},
+                       extra={"job": ctx.name, "factor": self.factor, "option": option, "choice": choice})
+        tracker.log({k: v for k, v in row.items() if isinstance(v, (int, float)) and not isinstance(v, bool)})
         tracker.finish()
         with file_lock(ctx.sweep_dir / ".summary.lock"):
             write_table(ctx.sweep_dir)

@@ -128,18 +128,36 @@ class RetentionScore(_Frozen):
 
 
 class AblationRow(_Frozen):
-    """One choice of a critic ablation: verdict counts, recall on clips labelled flawed (``contradicted``),
-    precision on clips labelled clean (not contradicted), mean calls per clip. ``None`` without labels."""
+    """One choice of a critic ablation over the benchmark corpus. ``option``: what this row changed, as overrides
+    (``critic.planner.implicit=false``, ``critic/planner=ungated``); ``choice``: the option of the varied config
+    group. Verdict counts per clip; defect-level recall (``whole``: a contradicted claim on the right object and
+    window; ``any``: whole or partial, the clip contradicted) with 95% Wilson intervals; false alarms (clean clips
+    contradicted; contradicted claims matching no defect on flawed clips); mean calls per clip (tool + model).
+    ``None`` where the corpus has no clip of the kind."""
 
     factor: str
+    option: str
     choice: str
     clips: int
     supported: int = 0
     contradicted: int = 0
     unknown: int = 0
     error: int = 0
-    labelled_flawed: int = 0
-    recall: float | None = None
-    labelled_clean: int = 0
-    precision_clean: float | None = None
+    defects: int = 0
+    whole: int = 0
+    partial: int = 0
+    missed: int = 0
+    recall_whole: float | None = None
+    recall_whole_lo: float | None = None
+    recall_whole_hi: float | None = None
+    recall_any: float | None = None
+    recall_any_lo: float | None = None
+    recall_any_hi: float | None = None
+    clean_clips: int = 0
+    false_alarm_clips: int = 0
+    false_alarm_rate: float | None = None
+    false_claims: int = 0
+    false_claims_per_flawed_clip: float | None = None
     calls_per_clip: float | None = None
+    tool_calls_per_clip: float | None = None
+    model_calls_per_clip: float | None = None

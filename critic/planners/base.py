@@ -36,8 +36,12 @@ class Planner(Protocol):
     def plan(self, prompt: str, lessons: list[Any] | None = None) -> PlanResult: ...
 
 
-def check_implicit(implicit: list[str] | tuple[str, ...]) -> tuple[str, ...]:
-    """A planner's ``implicit`` option: quantities presumed for every rigid subject (``QuantitySpec.implicit``)."""
+def check_implicit(implicit: list[str] | tuple[str, ...] | bool) -> tuple[str, ...]:
+    """A planner's ``implicit`` option: quantities presumed for every rigid subject (``QuantitySpec.implicit``).
+    ``True`` stands for all of them and ``False`` for none, so the option can be swept as a switch
+    (``critic.planner.implicit=true,false``)."""
+    if isinstance(implicit, bool):
+        return IMPLICIT_QUANTITIES if implicit else ()
     unknown = set(implicit) - set(IMPLICIT_QUANTITIES)
     if unknown:
         raise ValueError(f"unknown implicit obligation(s) {sorted(unknown)}; known: {list(IMPLICIT_QUANTITIES)}")

@@ -1,9 +1,8 @@
-"""Job completeness for resuming, the summary table (no NaN), and the ablation table's scores."""
+"""Job completeness for resuming and the summary table (no NaN). The ablation table's scores: test_benchmark_score.py."""
 
 import csv
 
 from experiments import jobstate
-from experiments.ablation import score_verdicts
 from experiments.summary import main
 from veriphy.files import write_json
 from veriphy.manifest import write_manifest
@@ -54,17 +53,6 @@ def test_summary_has_one_row_per_complete_job_and_no_nan(tmp_path):
     assert [r["job"] for r in rows] == ["job_1", "job_2"]
     assert rows[0]["r_airborne_x"] == "0.91" and rows[1]["r_airborne_x"] == ""
     assert "nan" not in text.lower()
-
-
-def test_ablation_scores():
-    verdicts = [{"id": "clean", "verdict": "supported", "calls": 6}, {"id": "a", "verdict": "contradicted", "calls": 8},
-                {"id": "b", "verdict": "unknown", "calls": 4}, {"id": "c", "verdict": "error", "calls": 0}]
-    labels = {"clean": "supported", "a": "contradicted", "b": "contradicted"}
-    s = score_verdicts(verdicts, labels)
-    assert (s["supported"], s["contradicted"], s["unknown"], s["error"]) == (1, 1, 1, 1)
-    assert s["recall"] == 0.5 and s["precision_clean"] == 1.0 and s["calls_per_clip"] == 4.5
-    none = score_verdicts(verdicts, {})
-    assert none["recall"] is None and none["precision_clean"] is None
 
 
 def test_summary_command_rewrites_the_table(tmp_path, capsys):

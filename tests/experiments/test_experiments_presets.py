@@ -16,7 +16,7 @@ from .conftest import TINY, job_dirs, run_app
 
 CONF = Path(__file__).resolve().parents[2] / "conf"
 RUN_ELSEWHERE = {"release_sweep", "control_check", "paper_figures"}
-# Ablations: the labelled synthetic set at a small size (the llm planner has no endpoint: its plans are rejected).
+# Ablations: the annotated corpus rendered from the scene at a small size.
 ABLATION_TINY = ["tracker=none", "video.width=96", "video.height=64", "video.num_frames=21", "video.fps=24"]
 TINY_ARGS = {
     "ablate_planner": ["-m", "experiment=ablate_planner", *ABLATION_TINY],
@@ -47,10 +47,13 @@ def test_preset_runs_in_tiny_form(preset, tmp_path):
         sweep = tmp_path / "outputs" / preset / preset
         with open(sweep / "ablation.csv") as f:
             rows = list(csv.DictReader(f))
-        assert len(rows) == (2 if preset == "ablate_planner" else 1)
+        # the planner sweep: the rules planner and the three baselines (ungated, explicit_only, questions)
+        assert len(rows) == (4 if preset == "ablate_planner" else 1)
         for row in rows:
-            assert int(row["clips"]) == 3 and int(row["labelled_flawed"]) == 2
+            assert int(row["clips"]) == 3 and int(row["defects"]) == 2 and int(row["clean_clips"]) == 1
             assert sum(int(row[k]) for k in ("supported", "contradicted", "unknown", "error")) == 3
+            assert sum(int(row[k]) for k in ("whole", "partial", "missed")) == 2
+            assert row["option"].startswith("critic/")
         assert (sweep / "ablation.md").is_file()
     else:
         sweep = tmp_path / "outputs" / "demo" / "demo" / "sweep"
