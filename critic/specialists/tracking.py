@@ -28,6 +28,8 @@ import cv2
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
+from critic.specialists import colour as colours
+from critic.specialists import grounding
 from critic.types import GroundOp, OperationInputs, SubjectSpec, Track, VideoContext
 
 #: Named colours as OpenCV HSV ranges (H in 0..179, S and V in 0..255): lists of (lo, hi) triples.
@@ -500,11 +502,14 @@ class BackgroundGrounder:
     reused for every subject of the same clip (keyed by the clip's sha256)."""
 
     name = "background"
-    version = "2"
+    version = "3"
 
-    def __init__(self, tracker: BackgroundTracker | None = None, **tracker_kwargs: Any):
+    def __init__(self, tracker: BackgroundTracker | None = None, min_visible_frac: float = 0.05,
+                 weights: grounding.Weights | None = None, **tracker_kwargs: Any):
         self.tracker = tracker or BackgroundTracker(**tracker_kwargs)
-        self._cache: dict[str, TrackingResult] = {}
+        self.min_visible_frac = min_visible_frac
+        self.weights = weights or grounding.Weights()
+        self._cache: dict[str, Any] = {}
 
     def _color_tracking(self, video: VideoContext, color: str) -> TrackingResult:
         key = f"{video.sha256}:{color.lower()}"
@@ -536,11 +541,39 @@ class BackgroundGrounder:
             self._cache[video.sha256] = self.tracker.track(video.frames, video.times_s)
         return self._cache[video.sha256]
 
+    def identities(self, video: VideoContext) -> list[grounding.Candidate]:
+        """The clip's identities as grounding candidates: tracklets seen in enough frames, stitched where one
+        follows another in time and looks alike (an object lost for a few frames is one identity)."""
+        key = f"{video.sha256}:identities"
+        if key not in self._cache:
+            result = self.track_all(video)
+            t_count = video.num_frames
+            seen = [tr for tr in result.tracks if tr.visible.sum() >= max(3, self.min_visible_frac * t_count)]
+            chains = stitch(seen, "", result.colors_rgb)
+            by_id = {tr.identity: tr for tr in seen}
+            cands = []
+            for tr in chains:
+                parts = [by_id[i] for i in tr.meta["tracklets"]]
+                weights = np.array([p.visible.sum() for p in parts], float)
+                rgb = np.average(np.stack([result.colors_rgb[p.identity] for p in parts]), axis=0, weights=weights)
+                cands.append(grounding.describe(tr, rgb))
+            self._cache[key] = cands
+        return self._cache[key]
+
     def run(self, op: GroundOp, inputs: OperationInputs, video: VideoContext) -> list[Track]:
         subject = inputs.subjects.get(op.subject) or SubjectSpec(name=op.subject, noun=op.subject)
         result = self.track_all(video)
         plural = named_plural(subject, inputs.prompt)
-        tracks = bind_subject(result, subject, plural=plural)
+        subjects = [subject] + [s for n, s in inputs.subjects.items() if n != op.subject]
+        cands = self.identities(video)
+        bound = grounding.ground_subjects(subjects, cands, inputs.prompt,
+                                          {s.name: named_plural(s, inputs.prompt) for s in subjects},
+                                          self.weights)
+        members, evidence = bound[subject.name]
+        tracks = [_renamed(cands[j].track, subject.name, j, binding=evidence) for j in members]
+        if any(not (tr.meta.get("binding") or {}).get("confident", True) for tr in tracks) and \
+                not any(c.travel >= self.weights.min_travel_radii for c in cands) and not colours.known(subject.color):
+            tracks = [_with_meta(tr, binding={**tr.meta["binding"], "by": "any"}) for tr in tracks]
         named = bool(subject.color and subject.color.lower() in COLOR_RANGES)
         if named and not tracks:
             # a named object that never moves is part of the background: find it by its colour
@@ -551,6 +584,13 @@ class BackgroundGrounder:
                       area_px=tr.area_px, visible=tr.visible, coasted=tr.coasted, touches_border=tr.touches_border,
                       times_s=tr.times_s, backend=f"critic.specialists.tracking.BackgroundGrounder@{self.version}",
                       meta={**tr.meta, "floor_row_px": floor_row(result.background)}) for tr in tracks]
+
+
+def _renamed(tr: Track, subject: str, identity: int, **meta: Any) -> Track:
+    """``tr`` as an instance of ``subject`` with the clip-wide ``identity`` and ``meta`` added."""
+    return Track(subject=subject, identity=identity, boxes_xyxy=tr.boxes_xyxy, centroid_px=tr.centroid_px,
+                 area_px=tr.area_px, visible=tr.visible, coasted=tr.coasted, touches_border=tr.touches_border,
+                 times_s=tr.times_s, backend=tr.backend, meta={**tr.meta, **meta})
 
 
 def named_plural(subject: SubjectSpec, prompt: str) -> bool:
