@@ -141,7 +141,7 @@ def cost_matrix(subjects: list[SubjectSpec], cands: list[Candidate], prompt: str
         else:
             cost[i] += w.tiny * tiny
         # a size word ranks the candidates that can be this subject at all (of its colour), not every blob
-        feasible = radii[(cost[i] < FORBIDDEN) & ~(tiny & ~colours.known(s.color))]
+        feasible = radii[(cost[i] < FORBIDDEN) & ~(tiny & (not colours.known(s.color)))]
         for j, c in enumerate(cands):
             cost[i, j] += w.shape * shape_cost(s.noun, c) + w.size * size_cost(s.size, c, feasible)
             cost[i, j] += w.still * (c.travel < w.min_travel_radii) + w.unseen * (1.0 - c.seen)
@@ -201,6 +201,31 @@ def plural_members(subject: SubjectSpec, cands: list[Candidate], free: list[int]
     return [j for j in pool if cands[j].radius >= 0.35 * biggest]
 
 
+def handed_over(cands: list[Candidate], pick: int, others: list[int], *, end_margin: int = 3) -> str:
+    """Why the identity ``pick`` may hand its object over to another ("" when it does not): it stops being seen
+    away from the image border before the clip ends while another candidate that fits the subject as well is
+    seen after it (an object that merged with another blob or was split by the tracker)."""
+    vis = np.flatnonzero(np.asarray(cands[pick].track.visible))
+    if not vis.size:
+        return ""
+    t_count, last = len(cands[pick].track.visible), int(vis[-1])
+    if last >= t_count - end_margin or bool(cands[pick].track.touches_border[last]):
+        return ""
+    later = [j for j in others if np.flatnonzero(np.asarray(cands[j].track.visible))[-1] > last + end_margin]
+    if not later:
+        return ""
+    return (f"its track ends at frame {last} inside the image while {len(later)} other candidate track(s) that "
+            "fit it as well go on (the object may continue as another track)")
+
+
+def identifying(subject: SubjectSpec) -> bool:
+    """Whether the subject carries evidence that tells objects apart: a known colour, a noun with a shape prior
+    or a size word (motion and presence alone do not: any moving blob could be it)."""
+    noun = subject.noun.lower()
+    return colours.known(subject.color) or noun in ROUND_NOUNS or noun in ELONGATED_NOUNS or \
+        subject.size in SMALL_WORDS + LARGE_WORDS
+
+
 def ground_subjects(subjects: list[SubjectSpec], cands: list[Candidate], prompt: str, plural: dict[str, bool],
                     w: Weights = Weights()) -> dict[str, tuple[list[int], dict[str, Any]]]:
     """Bind every subject: name -> (indices of its candidates, binding evidence for ``Track.meta["binding"]``).
@@ -218,8 +243,17 @@ def ground_subjects(subjects: list[SubjectSpec], cands: list[Candidate], prompt:
         taken.add(pick)
         by = "color" if colours.known(s.color) else "assignment"
         firm = margin >= w.min_margin
+        handed = handed_over(cands, pick, [j for j in range(len(cands)) if j != pick and j not in picks
+                                           and cost[singular.index(s), j] < w.unbound_cost])
+        if not identifying(s):
+            # nothing but motion and presence tells the candidates apart: a still blob is no evidence of a
+            # subject that has no colour, shape or size to find it by (it may be any part of the scenery)
+            firm = firm and cands[pick].travel >= w.min_travel_radii
+            by = "motion"
         doubt = "" if firm else (f"{rival} candidate tracks fit within a cost margin of {margin:.2f} "
                                  f"(colour {s.color or 'not named'}, noun '{s.noun}', size and motion)")
+        if handed:
+            firm, doubt = False, "; ".join(d for d in (doubt, handed) if d)
         out[s.name] = ([pick], {"by": by, "candidates": int(rival), "confident": bool(firm), "doubt": doubt,
                                 "margin": round(min(margin, 99.0), 3), "cost": round(float(cost[singular.index(s),
                                                                                                    pick]), 3)})
