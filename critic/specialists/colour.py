@@ -44,11 +44,11 @@ ACHROMATIC: dict[str, tuple[float, float]] = {
     "white": (82.0, 100.0)}
 #: Chroma (C*) under which a colour reads as black, grey or white rather than as a hue.
 ACHROMATIC_CHROMA = 12.0
-#: Saturation C*/hypot(C*, L*) from which a colour counts fully as its hue; under it a chromatic name fits
-#: less and less (a dull red such as skin is no "red").
-FULL_SATURATION = 0.45
-#: Chroma under which the hue angle is mostly noise.
-MIN_CHROMA = 5.0
+#: Chroma a colour needs to count fully as its hue: at least ``MIN_CHROMA``, and ``CHROMA_PER_LIGHTNESS``
+#: times its L*; under it a chromatic name fits less and less, and not at all at half of it (a dull red such as
+#: skin is no "red"; a near-black blob has no reliable hue).
+MIN_CHROMA = 12.0
+CHROMA_PER_LIGHTNESS = 0.55
 #: Names that are said but mean another name here.
 ALIASES = {"violet": "purple", "navy": "blue", "maroon": "red", "crimson": "red", "scarlet": "red",
            "golden": "gold", "turquoise": "cyan"}
@@ -104,11 +104,10 @@ def colour_cost(rgb: np.ndarray, name: str, shade: str | None = None) -> np.ndar
     cost = dh[np.arange(len(dh)), nearest] / HUE_SCALE_DEG
     # a colour with little chroma has an unstable hue: it is only weakly any hue (skin is a dull red, no red
     # ball), and a grey is none
-    # ball), and a grey is none. Saturation C / hypot(C, L) keeps a dark but deep colour (a green cube in
-    # shade: small chroma, smaller lightness) its hue; under a few units of chroma the hue is noise.
-    saturation = chroma / np.maximum(np.hypot(chroma, light), 1e-6)
-    cost = cost + np.clip((FULL_SATURATION - saturation) / 0.3, 0.0, 1.0) * 1.5
-    cost = cost + np.clip((MIN_CHROMA - chroma) / MIN_CHROMA, 0.0, 1.0) * 1.5
+    # ball), and a grey is none. The chroma a colour needs grows with its lightness (a dark green cube in
+    # shade has little chroma and is still green; a light colour with as little is a tinted grey).
+    need = np.maximum(MIN_CHROMA, CHROMA_PER_LIGHTNESS * light)
+    cost = cost + np.clip((need - chroma) / (0.5 * need), 0.0, 1.0) * 1.5
     ref_light = refs[nearest, 0]
     if shade in ("dark", "deep"):
         cost = cost + 0.2 * np.clip((light - 45.0) / 30.0, 0.0, 1.0)

@@ -88,7 +88,7 @@ def subject_shade(subject: SubjectSpec, prompt: str) -> str | None:
 class Weights:
     """Weights of the cost terms and the decision thresholds (all in units of one colour-name step)."""
 
-    colour: float = 1.0
+    colour: float = 2.0
     shape: float = 0.6
     size: float = 0.6
     still: float = 0.35
@@ -244,7 +244,7 @@ def ground_subjects(subjects: list[SubjectSpec], cands: list[Candidate], prompt:
         by = "color" if colours.known(s.color) else "assignment"
         firm = margin >= w.min_margin
         handed = handed_over(cands, pick, [j for j in range(len(cands)) if j != pick and j not in picks
-                                           and cost[singular.index(s), j] < w.unbound_cost])
+                                           and cost[singular.index(s), j] <= cost[singular.index(s), pick] + 2 * w.min_margin])
         if not identifying(s):
             # nothing but motion and presence tells the candidates apart: a still blob is no evidence of a
             # subject that has no colour, shape or size to find it by (it may be any part of the scenery)
