@@ -30,6 +30,7 @@ from scipy.optimize import linear_sum_assignment
 
 from critic.specialists import colour as colours
 from critic.specialists import grounding
+from critic.specialists.grounding_camera import compensate, estimate_camera_motion
 from critic.types import GroundOp, OperationInputs, SubjectSpec, Track, VideoContext
 
 #: Named colours as OpenCV HSV ranges (H in 0..179, S and V in 0..255): lists of (lo, hi) triples.
@@ -108,6 +109,8 @@ class TrackingResult:
     colors_rgb: dict[int, np.ndarray]
     background: np.ndarray
     threshold: float
+    #: (T, 2, 3) transforms from each frame's pixels to the first frame's (identities for a still camera)
+    camera: np.ndarray | None = None
 
 
 class BackgroundTracker:
@@ -115,7 +118,9 @@ class BackgroundTracker:
 
     def __init__(self, bg_samples: int = 25, min_threshold: float = 18.0, min_area_frac: float = 3e-4,
                  min_area_px: int = 12, max_coast_s: float = 0.5, gate_radii: float = 4.0, gate_speed: float = 2.5,
-                 color_weight: float = 1.0, min_track_frames: int = 3, hold_patch_diff: float = 14.0):
+                 color_weight: float = 1.0, min_track_frames: int = 3, hold_patch_diff: float = 14.0,
+                 compensate_camera: bool = True):
+        self.compensate_camera = compensate_camera
         self.bg_samples = bg_samples
         self.min_threshold = min_threshold
         self.min_area_frac = min_area_frac
@@ -206,6 +211,10 @@ class BackgroundTracker:
         ``color``, blobs of that named colour instead of background differences."""
         frames = np.asarray(frames)
         t_count = len(frames)
+        camera = estimate_camera_motion(frames) if self.compensate_camera else None
+        if camera is not None:
+            # positions are then in the first frame's pixel grid: a panning camera does not move the objects
+            frames = compensate(frames, camera)
         bg = self.background(frames)
         thr = self.threshold(frames, bg)
         dt = float(np.median(np.diff(times_s))) if t_count > 1 else 1.0
@@ -285,7 +294,7 @@ class BackgroundTracker:
                 tracks.append(track)
                 vis_rgb = [v[5] for v in tr.frames.values() if v[3]]
                 colors[tr.identity] = np.median(np.stack(vis_rgb), axis=0)
-        return TrackingResult(tracks=tracks, colors_rgb=colors, background=bg, threshold=thr)
+        return TrackingResult(tracks=tracks, colors_rgb=colors, background=bg, threshold=thr, camera=camera)
 
     def _hold_if_static(self, tr: _Tracklet, frames: np.ndarray, k: int) -> bool:
         """A stopped object the background absorbed is still there: keep it visible while its patch holds."""
