@@ -241,7 +241,7 @@ def ground_subjects(subjects: list[SubjectSpec], cands: list[Candidate], prompt:
             out[s.name] = ([], {"by": "assignment", "candidates": 0, "confident": True, "doubt": ""})
             continue
         taken.add(pick)
-        by = "color" if colours.known(s.color) else "assignment"
+        by = "color" if colours.known(s.color) else "shape/size"
         firm = margin >= w.min_margin
         handed = handed_over(cands, pick, [j for j in range(len(cands)) if j != pick and j not in picks
                                            and cost[singular.index(s), j] <= cost[singular.index(s), pick] + 2 * w.min_margin])
