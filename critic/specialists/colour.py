@@ -136,3 +136,21 @@ def name_colour(rgb: np.ndarray) -> list[str]:
         else:
             out.append(names[int(np.argmin(costs[i]))])
     return out
+
+
+def is_shadow(rgb: np.ndarray, background_rgb: np.ndarray, *, darker: tuple[float, float] = (0.45, 0.95),
+              max_chroma_shift: float = 6.0, min_background_chroma: float = 0.0) -> np.ndarray:
+    """Which of the (N, 3) sRGB pixels are a shadow on the (N, 3) background pixels behind them -> (N,) bool.
+
+    A cast shadow dims the surface it falls on without changing its colour: L* drops to a ratio within
+    ``darker`` of the background's while a* and b* move by under ``max_chroma_shift`` (scaled with the
+    dimming, since chroma shrinks with lightness). Pixels much darker than that are an object (a black ball on
+    a grey floor), and pixels whose colour changes are one too."""
+    lab = rgb_to_lab(np.asarray(rgb, float).reshape(-1, 3))
+    bg = rgb_to_lab(np.asarray(background_rgb, float).reshape(-1, 3))
+    ratio = lab[:, 0] / np.maximum(bg[:, 0], 1e-3)
+    dim = np.clip(ratio, 0.0, 1.0)
+    shift = np.hypot(lab[:, 1] - dim * bg[:, 1], lab[:, 2] - dim * bg[:, 2])
+    bg_chroma = np.hypot(bg[:, 1], bg[:, 2])
+    return (ratio >= darker[0]) & (ratio <= darker[1]) & (shift <= max_chroma_shift) & \
+        (bg_chroma >= min_background_chroma)

@@ -119,8 +119,9 @@ class BackgroundTracker:
     def __init__(self, bg_samples: int = 25, min_threshold: float = 18.0, min_area_frac: float = 3e-4,
                  min_area_px: int = 12, max_coast_s: float = 0.5, gate_radii: float = 4.0, gate_speed: float = 2.5,
                  color_weight: float = 1.0, min_track_frames: int = 3, hold_patch_diff: float = 14.0,
-                 compensate_camera: bool = True):
+                 compensate_camera: bool = True, suppress_shadows: bool = True):
         self.compensate_camera = compensate_camera
+        self.suppress_shadows = suppress_shadows
         self.bg_samples = bg_samples
         self.min_threshold = min_threshold
         self.min_area_frac = min_area_frac
@@ -164,6 +165,12 @@ class BackgroundTracker:
         h, w = frame.shape[:2]
         diff = _channel_max(cv2.absdiff(frame, bg))
         _, mask = cv2.threshold(diff, thr, 1, cv2.THRESH_BINARY)
+        if self.suppress_shadows:
+            # a cast shadow differs from the floor by lightness only: it is no object (colour.is_shadow)
+            ys, xs = np.nonzero(mask)
+            if ys.size:
+                shadow = colours.is_shadow(frame[ys, xs], bg[ys, xs])
+                mask[ys[shadow], xs[shadow]] = 0
         mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         n, labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
         min_area = max(self.min_area_px, self.min_area_frac * h * w)
