@@ -40,7 +40,7 @@ REFERENCES: dict[str, list[tuple[int, int, int]]] = {
 }
 #: Achromatic names: lightness range (L*, low and high) for colours under ``ACHROMATIC_CHROMA``.
 ACHROMATIC: dict[str, tuple[float, float]] = {
-    "black": (0.0, 28.0), "gray": (28.0, 82.0), "grey": (28.0, 82.0), "silver": (55.0, 88.0),
+    "black": (0.0, 22.0), "gray": (22.0, 82.0), "grey": (22.0, 82.0), "silver": (55.0, 88.0),
     "white": (82.0, 100.0)}
 #: Chroma (C*) under which a colour reads as black, grey or white rather than as a hue.
 ACHROMATIC_CHROMA = 12.0
