@@ -119,9 +119,10 @@ class BackgroundTracker:
     def __init__(self, bg_samples: int = 25, min_threshold: float = 18.0, min_area_frac: float = 3e-4,
                  min_area_px: int = 12, max_coast_s: float = 0.5, gate_radii: float = 4.0, gate_speed: float = 2.5,
                  color_weight: float = 1.0, min_track_frames: int = 3, hold_patch_diff: float = 14.0,
-                 compensate_camera: bool = True, suppress_shadows: bool = True):
+                 compensate_camera: bool = True, suppress_shadows: bool = True, max_shadow_share: float = 0.8):
         self.compensate_camera = compensate_camera
         self.suppress_shadows = suppress_shadows
+        self.max_shadow_share = max_shadow_share
         self.bg_samples = bg_samples
         self.min_threshold = min_threshold
         self.min_area_frac = min_area_frac
@@ -165,16 +166,19 @@ class BackgroundTracker:
         h, w = frame.shape[:2]
         diff = _channel_max(cv2.absdiff(frame, bg))
         _, mask = cv2.threshold(diff, thr, 1, cv2.THRESH_BINARY)
-        if self.suppress_shadows:
-            # a cast shadow differs from the floor by lightness only: it is no object (colour.is_shadow)
-            ys, xs = np.nonzero(mask)
-            if ys.size:
-                shadow = colours.is_shadow(frame[ys, xs], bg[ys, xs])
-                mask[ys[shadow], xs[shadow]] = 0
         mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
         n, labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
         min_area = max(self.min_area_px, self.min_area_frac * h * w)
         keep = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= min_area]
+        if self.suppress_shadows and keep:
+            # a cast shadow differs from the floor by lightness only (colour.is_shadow). Whole blobs that are
+            # mostly shadow are dropped; a blob that is partly shadow is kept whole, so an object in shade, or
+            # a dark object of the floor's hue, is never cut into pieces that come and go
+            ys, xs = np.nonzero(np.isin(labels, keep))
+            shadow = colours.is_shadow(frame[ys, xs], bg[ys, xs])
+            lab = labels[ys, xs]
+            share = np.bincount(lab, weights=shadow, minlength=n) / np.maximum(np.bincount(lab, minlength=n), 1)
+            keep = [i for i in keep if share[i] < self.max_shadow_share]
         return self._detections(frame, labels, stats, cents, keep)
 
     def detect_color(self, frame: np.ndarray, color: str, max_area_frac: float = 0.05) -> Detections:
