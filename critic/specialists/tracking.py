@@ -2,21 +2,29 @@
 
 Pipeline (DESIGN §10, about 15 ms/frame at 848x480 on one core):
 
+0. camera: global camera motion per frame (``grounding_camera``: corners followed by Lucas-Kanade, a RANSAC
+   similarity per keyframe pair, kept only when undoing it makes the frames agree); a moving camera's frames
+   are warped onto the first frame's pixel grid, so positions are in that grid; a still camera is the identity;
 1. background = per-pixel median of up to ``bg_samples`` frames spread over the clip;
 2. per frame: foreground = max-over-channels |frame - background| above Otsu's threshold (never below
    ``min_threshold``), opened with a 3x3 kernel; ``cv2.connectedComponentsWithStats`` gives blobs with
-   sub-pixel centroids, boxes, areas; mean RGB per blob from label bincounts;
+   sub-pixel centroids, boxes, areas; mean RGB per blob; blobs that are mostly cast shadow (darker than the
+   background with its chroma, ``colour.is_shadow``) are dropped;
 3. identities: Hungarian matching (``scipy.optimize.linear_sum_assignment``) of blobs to constant-velocity
    predictions, gated by radius and speed; unmatched tracks coast (predicted, ``coasted``) through merges and
    occlusions for up to ``max_coast_s``; a stopped track whose patch still looks like it stays visible
    (a resting object that the median background has absorbed);
-4. binding: a named subject takes the tracklets whose colour falls in its HSV range ("red", "blue", ...),
-   or the largest/smallest by size order, or all moving tracklets; tracklets of one subject that follow each
-   other in time are stitched into one identity (a teleport is a jump inside one identity, not a new object);
-5. binding evidence: each bound track records in ``meta["binding"]`` how it was found (colour, motion or
-   presence), how many identities qualified and whether the binding is firm (``binding_evidence``). A subject
-   found by motion alone among several candidates (and not named as several instances) is not firm: the
-   measurements on it come back unknown, with that reason, instead of supported or contradicted.
+4. binding (``BackgroundGrounder``, ``grounding``): tracklets that follow each other in time and look alike
+   are stitched into identities; the plan's subjects are assigned to identities one to one on a cost from
+   CIELAB colour names (``colour``), shape and size priors of the noun, motion and presence; plural subjects
+   take the remaining identities of their colour (or the movers). A named colour that no moving identity has
+   is looked for by colour alone (an object that never moves is part of the median background);
+5. binding evidence: each bound track records in ``meta["binding"]`` how it was found (colour, shape/size or
+   motion), how many identities fit within the decision margin and whether the binding is firm. A binding
+   whose assignment wins by under the margin, rests on motion and presence alone on a still blob, or whose
+   track may hand its object over to another track is not firm: the measurements on it come back unknown,
+   with that reason, instead of supported or contradicted. ``bind_subject`` keeps the older per-subject
+   binding (colour ranges in HSV, or motion) for callers that bind one subject alone.
 """
 
 from __future__ import annotations
