@@ -236,15 +236,16 @@ def ground_subjects(subjects: list[SubjectSpec], cands: list[Candidate], prompt:
     picks, margins, rivals = assign(cost, w)
     out: dict[str, tuple[list[int], dict[str, Any]]] = {}
     taken = set()
-    for s, pick, margin, rival in zip(singular, picks, margins, rivals):
+    for i, (s, pick, margin, rival) in enumerate(zip(singular, picks, margins, rivals)):
         if pick is None:
             out[s.name] = ([], {"by": "assignment", "candidates": 0, "confident": True, "doubt": ""})
             continue
         taken.add(pick)
         by = "color" if colours.known(s.color) else "shape/size"
         firm = margin >= w.min_margin
-        handed = handed_over(cands, pick, [j for j in range(len(cands)) if j != pick and j not in picks
-                                           and cost[singular.index(s), j] <= cost[singular.index(s), pick] + 2 * w.min_margin])
+        near = [j for j in range(len(cands)) if j != pick and j not in picks
+                and cost[i, j] <= cost[i, pick] + 2 * w.min_margin]
+        handed = handed_over(cands, pick, near)
         if not identifying(s):
             # nothing but motion and presence tells the candidates apart: a still blob is no evidence of a
             # subject that has no colour, shape or size to find it by (it may be any part of the scenery)
@@ -255,8 +256,7 @@ def ground_subjects(subjects: list[SubjectSpec], cands: list[Candidate], prompt:
         if handed:
             firm, doubt = False, "; ".join(d for d in (doubt, handed) if d)
         out[s.name] = ([pick], {"by": by, "candidates": int(rival), "confident": bool(firm), "doubt": doubt,
-                                "margin": round(min(margin, 99.0), 3), "cost": round(float(cost[singular.index(s),
-                                                                                                   pick]), 3)})
+                                "margin": round(min(margin, 99.0), 3), "cost": round(float(cost[i, pick]), 3)})
     plan_colours = [s.color for s in subjects if colours.known(s.color)]
     free = [j for j in range(len(cands)) if j not in taken]
     for s in subjects:

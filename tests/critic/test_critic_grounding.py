@@ -47,7 +47,8 @@ def _track(t_count: int, x0: float, vx: float, size: tuple[float, float] = (8.0,
     cents = np.stack([x, np.full(t_count, 50.0)], 1)
     half = np.array(size) / 2
     boxes = np.concatenate([cents - half, cents + half - 1], 1)
-    return Track(subject="", identity=0, boxes_xyxy=boxes, centroid_px=cents, area_px=np.full(t_count, size[0] * size[1]),
+    return Track(subject="", identity=0, boxes_xyxy=boxes, centroid_px=cents,
+                 area_px=np.full(t_count, size[0] * size[1]),
                  visible=np.ones(t_count, bool), coasted=np.zeros(t_count, bool),
                  touches_border=np.zeros(t_count, bool), times_s=np.arange(t_count) / FPS, backend="test",
                  meta={"tracklets": [0]})
@@ -117,7 +118,8 @@ def test_three_green_dominoes_count_only_the_green_ones():
     video = context_from_arrays(frames, FPS, name="dominoes")
     subject = SubjectSpec(name="green_domino", noun="domino", color="green", count=3)
     tracks = BackgroundGrounder().run(GroundOp(id="g", subject="green_domino"),
-                                      OperationInputs(subjects={"green_domino": subject}, prompt="three green dominoes"),
+                                      OperationInputs(subjects={"green_domino": subject},
+                                                      prompt="three green dominoes"),
                                       video)
     assert len(tracks) == 3
     counter = IdentityCounter()
