@@ -218,8 +218,9 @@ Quantity = Literal["free_fall", "support", "bounce", "penetration", "continuity"
 QUANTITIES: tuple[str, ...] = Quantity.__args__  # type: ignore[attr-defined]
 
 #: Event windows of the operations other than ``measure`` (``hear``: the first matching sound; ``read``: frames
-#: where the text is legible). A ``measure``'s event windows depend on its quantity (``QuantitySpec.events``).
-OP_EVENTS: dict[str, tuple[str, ...]] = {"hear": ("onset",), "read": ("visible",)}
+#: where the text is legible; ``judge``: the frames a semantic verifier says the claim happens in, when it says
+#: so). A ``measure``'s event windows depend on its quantity (``QuantitySpec.events``).
+OP_EVENTS: dict[str, tuple[str, ...]] = {"hear": ("onset",), "read": ("visible",), "judge": ("occurs",)}
 
 Direction = Literal["left", "right", "up", "down", "horizontal", "toward", "away"]
 Surface = Literal["floor", "wall"]

@@ -20,8 +20,10 @@ came from:
   part in an order relation through the window that stands for it there (``ORDER_WINDOWS``): a fall after
   another event through its landing, a rest through its onset; a relation without such a window is not checked
   (a note says so);
-* depth relations ("in front of", "rolls toward the camera"), counts ("three balls": exactly three; "dominoes",
-  "several balls": two or more), text ("a sign reading 'OPEN'"), sounds ("a thud as it lands");
+* depth relations ("in front of", "rolls toward the camera"); counts ("three balls": exactly three, and a number
+  before any noun, "three security guards", "nine breeds of dogs"; "dominoes", "several balls": two or more);
+  on-screen text (a quoted string anywhere, text after "says"/"reads", after "word"/"logo", set off by double
+  spaces, or in capitals); sounds ("a thud as it lands");
 * negation ("does not bounce", "never stops", "rolls without bouncing").
 
 Every rigid grounded subject also gets the implicit obligations of DESIGN §5. Lessons from memory M add
@@ -41,7 +43,7 @@ from critic.planners.lexicon import (ANIMATE, COLOURS, CONNECTIVE_KIND, DEFORMIN
                                      NOUNS, NUMBERS, OTHER_ADJECTIVES, PARTITIVES, PRONOUNS, SCENERY, SEVERAL, SHADES, SIZES,
                                      STOPWORDS, SURFACES, VEHICLES, clauses, lower, verb_forms, words_re)
 from critic.types import (IMPLICIT_QUANTITIES, QUANTITY_SPECS, BeforeOp, CountOp, DepthOp, DuringOp, EventRef, Expect,
-                          GroundOp, HearOp, JudgeOp, MeasureOp, ReadOp, SubjectSpec)
+                          GroundOp, HearOp, JudgeOp, MeasureOp, ReadOp, SubjectSpec, op_events)
 
 #: every noun that names a body: countable things, animate bodies, vehicles (plural -> singular)
 BODIES = {**NOUNS, **ANIMATE, **VEHICLES}
@@ -63,6 +65,72 @@ GENERIC_RE = re.compile(r"\b" + DET + "?" + ADJ + r"(?P<noun>[a-z][a-z\-]{2,})\b
 #: "the blue one", "a red one": the noun of the latest mention, with these adjectives
 ONE_RE = re.compile(r"\b(?P<det>the|a|an)\s+(?P<adj>(?:(?:" + "|".join(map(re.escape, COLOURS + tuple(SIZES) + SHADES))
                     + r")\s+)+)one\b")
+#: a number word or numeral standing before a noun phrase ("three security guards", "both knees", "9 labels")
+NUMBERED_RE = re.compile(r"(?<![\w:.,'\-])(?P<num>" + "|".join(sorted(map(re.escape, NUMBERS), key=len, reverse=True))
+                         + r"|\d{1,2})(?=\s|$|[,.;:])")
+WORD_RE = re.compile(r"[a-z][a-z'\-]*")
+#: nouns of measure, not things: "90 degrees", "two seconds", "three times"
+UNITS = set("degree second minute hour day week month year time meter metre kilometer kilometre mile "
+            "inch centimeter centimetre millimeter millimetre kilogram gram pound ounce percent dollar cent euro point "
+            "step lap round inning set way side direction moment kind type sort color colour size shape part".split())
+#: plurals not made with -s
+_IRREGULAR_PLURALS = {"men": "man", "women": "woman", "people": "person", "children": "child", "feet": "foot",
+                      "teeth": "tooth", "mice": "mouse", "geese": "goose", "dice": "die", "knives": "knife",
+                      "leaves": "leaf", "wolves": "wolf", "shelves": "shelf", "halves": "half", "loaves": "loaf"}
+
+
+#: nouns of kind: "nine breeds of dogs" counts dogs
+KIND_NOUNS = {"breed", "style", "kind", "type", "sort", "variety", "species", "model", "flavor", "flavour", "make"}
+
+
+def _counted_noun(low: str, start: int) -> re.Match | None:
+    """The noun a number at ``start`` counts: the first plural within six words ("three walking manikins", "five
+    black and white photos"), the noun after "of" for a kind ("nine breeds of dogs"), or, when the phrase ends
+    before any plural, its last word ("nine leftmost moai at", "eight colourful starfish on"). A function word or
+    a preposition ends the phrase."""
+    prev_end, taken, last = start, 0, None
+    for w in WORD_RE.finditer(low, start):
+        word, gap = w.group(0), low[prev_end:w.start()]
+        after = low[w.end():].split(None, 1)[:1]
+        colour_pair = word == "and" and last is not None and last.group(0) in COLOURS and after and after[0] in COLOURS
+        if gap.strip() or taken == 6:
+            return last if gap.strip() and last is not None and last.group(0) not in NUMBERS \
+                and last.group(0) not in COLOURS and not _plural(last.group(0)) and _is_bare_noun(last.group(0)) else None
+        if (word in STOPWORDS or word in _PREPOSITIONS) and not colour_pair:
+            return last if last is not None and _is_bare_noun(last.group(0)) and last.group(0) not in COLOURS else None
+        if _plural(word):
+            if _singular(word) in KIND_NOUNS and low.startswith(" of ", w.end()):
+                return _counted_noun(low, w.end() + len(" of")) or w
+            return w
+        prev_end, taken, last = w.end(), taken + 1, w
+    return None
+
+
+def _is_bare_noun(word: str) -> bool:
+    """A word that may be an uninflected plural noun (not an adjective, adverb or verb form the lexicon knows)."""
+    return not (word in OTHER_ADJECTIVES or word in SIZES or word in SHADES or word.endswith(("ing", "ed", "ly", "ful",
+                                                                                             "ous", "ive", "ic", "al")))
+
+
+def _plural(word: str) -> bool:
+    return word in _IRREGULAR_PLURALS or word.endswith("men") and len(word) > 4 or word in BODIES and BODIES[word] != word \
+        or (len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is", "'s")))
+
+
+def _singular(word: str) -> str:
+    if word in _IRREGULAR_PLURALS:
+        return _IRREGULAR_PLURALS[word]
+    if word.endswith("men") and len(word) > 4:
+        return word[:-3] + "man"  # "groomsmen", "firemen"
+    if word in BODIES:
+        return BODIES[word]
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 4 and word.endswith(("ses", "xes", "zes", "ches", "shes")):
+        return word[:-2]
+    return word[:-1] if word.endswith("s") else word
+
+
 PRONOUN_RE = re.compile(r"\b(?:" + "|".join(PRONOUNS) + r")\b")
 PLURAL_PRONOUNS = ("they", "them", "themselves", "both", "each")
 
@@ -212,8 +280,27 @@ DEPTH_RE = re.compile(r"\b(?P<nearer>in front of|nearer (?:to the camera )?than|
 TIMES_RE = re.compile(r"\b(?:(?P<word>once|twice|thrice)|(?P<n>\d+|two|three|four|five|six|seven|eight|nine|ten)"
                       r"\s+times)\b")
 TIMES_WORDS = {"once": 1, "twice": 2, "thrice": 3}
-TEXT_RE = re.compile(r"(?:\b(?:reading|reads|that says|saying|says|with the (?:words?|text)|labell?ed|"
-                     r"written|that reads|which reads)\s*:?\s*)(?P<q>['\"“‘])(?P<text>[^'\"”’]{1,200})['\"”’]")
+#: on-screen text: a quoted string (opening quote after a space or punctuation, closing quote before one; an
+#: apostrophe between letters stays inside: 'don't touch')
+QUOTED_TEXT_RE = re.compile(r"(?:(?<=^)|(?<=[\s(\[{,:;]))(?P<q>['\"\u201c\u2018])(?P<text>(?:[^'\"\u201c\u201d\u2018\u2019\n]|"
+                            r"(?<=[A-Za-z])['\u2019](?=[A-Za-z])){1,200}?)['\"\u201d\u2019](?=$|[\s.,;:!?)\]}])")
+#: an opening quote whose closing quote was lost: the text runs to the next comma or full stop
+UNCLOSED_TEXT_RE = re.compile(r"(?:(?<=^)|(?<=[\s(\[{,:;]))(?P<q>['\"\u201c\u2018])(?P<text>[^'\"\u201c\u201d\u2018\u2019,.;\n]"
+                              r"{1,80}?)\s*(?=[,.;]|$)")
+#: text after a verb of showing, unquoted: a clock time or a run of capitals ("the phone says 12:42")
+SHOWN_TEXT_RE = re.compile(r"\b(?:says|reads|reading|saying|shows|showing|displays|displaying|that says|which reads)"
+                           r"\s+(?P<text>\d{1,2}[:.]\d{2}\b|[A-Z0-9][A-Z0-9!?&'\-]*(?:\s+[A-Z0-9][A-Z0-9!?&'\-]*)*)")
+#: quotes lost to double spaces: "the text  open your mind  sprouting"
+SPACED_TEXT_RE = re.compile(r"\b(?:text|words?|caption|message|letters|slogan)\s{2,}(?P<text>\S.{0,200}?)"
+                            r"(?=\s{2,}|\s+[.,;]|\s*$)")
+#: unquoted capitalised words after a word for lettering ("with word AXX", "letters Contour", "logo Ritual
+#: Disembowlment"), or a phrase set off by double spaces between two words ("with  knowledge is power  painted")
+NAMED_TEXT_RE = re.compile(r"\b(?:word|words|letters|lettering|logo|text|caption|title)\s+(?P<text>[A-Z][A-Za-z0-9'!?&\-]*"
+                           r"(?:\s+[A-Z][A-Za-z0-9'!?&\-]*)*)")
+DOUBLE_SPACED_TEXT_RE = re.compile(r"(?<=[A-Za-z])\s{2,}(?P<text>[A-Za-z][A-Za-z'!?&\-]*(?:\s[A-Za-z][A-Za-z'!?&\-]*){0,7})"
+                                   r"\s{2,}(?=[A-Za-z])")
+#: a run of two or more words in capitals is lettering ("from new West End Show: MAY THE LORD OPEN")
+CAPITALS_TEXT_RE = re.compile(r"(?<![A-Za-z'])(?P<text>[A-Z][A-Z'!?&]+(?:\s+(?:[A-Z][A-Z'!?&]*|A|I)){1,8})(?![A-Za-z])")
 TEXT_HOLDER_RE = re.compile(r"\b(?:an?|the)\s+(?:[a-z]+\s+){0,2}?(?:sign|banner|board|poster|label|screen|note|"
                             r"placard|billboard|text|card)\b")
 SOUND_RE = re.compile(r"\b(?:(?:an?|the|with an?|loud|soft|dull|sharp|audible)\s+)*(?:[a-z]+\s+)?"
@@ -270,6 +357,8 @@ class ParseState:
     objects: set[str] = field(default_factory=set)
     #: the first subject of the latest event ("X collides with Y and comes to rest": X comes to rest)
     last_actor: str | None = None
+    #: subjects grounded only to be counted ("three guitars"): no implicit rigid-body obligations
+    counted_only: set[str] = field(default_factory=set)
 
     def subjects_in(self, start: int, end: int) -> list[str]:
         return list(dict.fromkeys(x.subject for x in self.mentions if start <= x.span[0] < end))
@@ -359,6 +448,7 @@ class RulesPlanner:
                                      if not re.match(r"\s+(?:into|over)\b", low[m.end():])])
         b = st.builder
         self._find_subjects(st)
+        self._numbered(st)
         cls = self._clauses(st)
         masked = self._events(st, cls)
         self._judged(st, cls)
@@ -371,7 +461,7 @@ class RulesPlanner:
             for lesson in lessons:
                 lesson.apply(b, low, st.subjects_in)
         for name in list(b.subjects):
-            if any(isinstance(op, GroundOp) and op.subject == name for op in b.ops):
+            if name not in st.counted_only and any(isinstance(op, GroundOp) and op.subject == name for op in b.ops):
                 b.add_implicit(name, self.implicit)
         if self.dense:
             b.add_dense()
@@ -634,7 +724,7 @@ class RulesPlanner:
             inside = [(x.span[0] - clause.start, x.span[1] - clause.start) for x in st.mentions]
             # a process word inside a noun phrase is an adjective ("an empty rubber balloon")
             if not (any(not any(a <= m.start() < b for a, b in inside) for m in JUDGED_PROCESS_RE.finditer(text))
-                    or _has_event(text)):
+                    or _has_event(text) or (_in_sequence(cls, clause) and _has_action(low, clause.start, clause.end))):
                 continue
             subjects = st.subjects_in(clause.start, clause.end)
             if DEFORMING_RE.search(text):
@@ -643,20 +733,48 @@ class RulesPlanner:
             cid = b.claim((clause.start, clause.end), subjects=subjects)
             check = b.op(JudgeOp, claim=cid, question=f"Does this happen in the video? {b.claims[-1].text}")
             b.oblige(cid, check, "no instrument measures it")
-            clause.events.append(Event("judged", (clause.start, clause.end), subjects, cid))
+            # the verifier's window ("occurs") stands for it in an order: "reads a book, then folds laundry"
+            clause.events.append(Event("judged", (clause.start, clause.end), subjects, cid, check))
 
     # ---- text and sound ----------------------------------------------------------------------------
     @staticmethod
     def _texts(st: ParseState) -> None:
+        """On-screen text: quoted strings, unquoted text after a verb of showing, quotes lost to double spaces, runs
+        of capitals. A quote around the whole prompt is not text in the scene."""
         low, b = st.low, st.builder
-        for m in TEXT_RE.finditer(b.prompt[: len(low)]):
+        prompt = b.prompt[: len(low)]
+        found: list[tuple[int, int, int, int]] = []  # match start, match end, text start, text end
+
+        def take(m: re.Match) -> None:
+            s, e = m.start("text"), m.end("text")
+            while e > s and prompt[e - 1].isspace():
+                e -= 1
+            if e <= s or any(a < e and s < z for _, _, a, z in found):
+                return
+            found.append((m.start(), m.end(), s, e))
+
+        for m in QUOTED_TEXT_RE.finditer(prompt):
+            if not (m.start() == 0 and m.end() >= len(prompt.rstrip(" .!?"))):
+                take(m)
+        for m in UNCLOSED_TEXT_RE.finditer(prompt):
+            if not any(a <= m.start() < z for a, z, _, _ in found) \
+                    and not re.search(r"['\"\u201d\u2019](?=$|[\s.,;:!?])", prompt[m.end("text"):]):
+                take(m)
+        for rx in (SHOWN_TEXT_RE, SPACED_TEXT_RE, NAMED_TEXT_RE, DOUBLE_SPACED_TEXT_RE):
+            for m in rx.finditer(prompt):
+                take(m)
+        letters = sum(c.isalpha() for c in prompt)
+        for m in CAPITALS_TEXT_RE.finditer(prompt):
+            if sum(c.isalpha() for c in m.group("text")) <= 0.5 * letters:  # not a prompt written in capitals
+                take(m)
+        for start, end, s, e in sorted(found):
             holder = None
-            for h in TEXT_HOLDER_RE.finditer(low[max(0, m.start() - 40):m.start()]):
+            for h in TEXT_HOLDER_RE.finditer(low[max(0, start - 40):start]):
                 holder = h
-            start = max(0, m.start() - 40) + holder.start() if holder else m.start()
-            text = b.prompt[m.start("text"):m.end("text")]
+            span_start = max(0, start - 40) + holder.start() if holder else start
+            text = prompt[s:e]
             op = b.op(ReadOp, text=text)
-            cid = b.claim((start, m.end()))
+            cid = b.claim((span_start, max(end, e)))
             b.oblige(cid, op, f"text '{text}' legible")
             # text visibility is a state, not an event: it takes part in no temporal relation
 
@@ -711,18 +829,64 @@ class RulesPlanner:
 
     # ---- counts ------------------------------------------------------------------------------------
     @staticmethod
+    def _numbered(st: ParseState) -> None:
+        """A number before a plural names how many there are, whatever the noun ("three security guards", "both
+        knees", "9 labels"). A known noun (a mention) takes the number; any other noun becomes a subject of its own,
+        declared for the count only: not rigid, so it gets no implicit rigid-body obligations."""
+        low, b = st.low, st.builder
+        for m in NUMBERED_RE.finditer(low):
+            n = NUMBERS.get(m.group("num")) or (int(m.group("num")) if m.group("num").isdigit() else 0)
+            if not 2 <= n <= 99:
+                continue
+            # the noun phrase after the number: up to four words, ending at its first plural ("three walking
+            # manikins", "five black and white photos"); a function word or a preposition ends it first
+            head = _counted_noun(low, m.end())
+            if head is None and re.search(r"\b(?:set|pack|pair|group|box|bundle|lot|collection)\s+of\s+$",
+                                          low[max(0, m.start() - 20):m.start()]):
+                # "cocktail napkins, white, set of four": the things counted come before
+                sentence = max(low.rfind(c, 0, m.start()) for c in ".;!?") + 1
+                before = [w for w in WORD_RE.finditer(low, sentence, m.start()) if _plural(w.group(0))]
+                head = before[-1] if before else None
+            if head is None:
+                continue
+            noun = _singular(head.group(0))
+            if noun in UNITS or noun in SURFACES or noun in COLOURS:
+                continue
+            span = (min(m.start(), head.start()), max(m.end(), head.end()))
+            # "both knees": "both" is the noun's number here, not a pronoun referring back
+            st.mentions = [x for x in st.mentions if x.span != (m.start(), m.end())]
+            known = [x for x in st.mentions if x.span[0] <= head.start() < x.span[1]]
+            if known:
+                spec = b.subjects[known[-1].subject]
+                if spec.count is None:
+                    b.update_subject(known[-1].subject, count=n,
+                                     span=(min(m.start(), (spec.span or span)[0]), (spec.span or span)[1]))
+                    st.plural.discard(known[-1].subject)
+                continue
+            colours = [w for w in WORD_RE.findall(low, m.end(), head.start()) if w in COLOURS]
+            colour = colours[0] if len(colours) == 1 else None  # "black and white photos": no one colour
+            name = b.add_subject(SubjectSpec(name="_".join(x for x in (colour, noun) if x).replace("-", "_"),
+                                             noun=noun, color=colour, count=n, rigid=False, span=span))
+            st.mentions.append(Mention(name, span))
+            st.mentions.sort(key=lambda x: x.span)
+            b.noun_phrases.append(span)
+            st.counted_only.add(name)
+
+    @staticmethod
     def _counts(st: ParseState) -> None:
-        """"Three balls": exactly three; "dominoes", "several balls": two or more. Only for subjects the plan
-        grounds (a count of something nothing else is checked on would ground it for the count alone)."""
+        """"Three balls": exactly three, always checked. "Dominoes", "several balls": two or more, only for
+        subjects the plan grounds for another reason (a bare plural of scenery, "leaves", "clouds", is no claim)."""
         b = st.builder
         grounded = {op.subject for op in b.ops if isinstance(op, GroundOp)}
         for name, spec in list(b.subjects.items()):
-            if spec.span is None or name not in grounded:
+            if spec.span is None:
                 continue
             if spec.count and spec.count >= 2:
+                if name not in grounded:
+                    st.counted_only.add(name)  # grounded for the count alone: no implicit obligations
                 op = b.op(CountOp, subject=name, n=spec.count)
                 text = f"count = {spec.count}"
-            elif name in st.plural and spec.count is None:
+            elif name in st.plural and spec.count is None and name in grounded:
                 op = b.op(CountOp, subject=name, n=2, at_least=True)
                 text = "count >= 2"
             else:
@@ -777,11 +941,10 @@ class RulesPlanner:
         b = st.builder
 
         def produced(ev: Event) -> tuple[str, ...]:
-            op = next(o for o in b.ops if o.id == ev.op)
-            return QUANTITY_SPECS[op.quantity].events if isinstance(op, MeasureOp) else ("onset",)
+            return op_events(next(o for o in b.ops if o.id == ev.op))
 
         def pick(ev: Event, role: str) -> str | None:
-            default = PATTERNS[ev.kind].event if ev.kind in PATTERNS else "onset"
+            default = PATTERNS[ev.kind].event if ev.kind in PATTERNS else produced(ev)[0]
             if rel != "before" or ev.quantity not in ORDER_WINDOWS:
                 return default
             return next((w for w in ORDER_WINDOWS[ev.quantity][role] if w in produced(ev)), None)
@@ -870,6 +1033,30 @@ def _compound(low: str, first: tuple[int, int, re.Match], second: tuple[int, int
     m = second[2]
     return first[2].re is MENTION_RE and m.re is MENTION_RE and not m.group("det") and not m.group("adj") \
         and low[first[1]:second[0]].isspace() and m.group("noun") not in _VERB_LIKE_NOUNS
+
+
+#: a verb of an action in progress or begun: "is cooking dinner", "start sweeping", "they get up", "it flies down"
+_ACTION_RE = re.compile(r"\b(?:is|are|was|were|starts?|started|begins?|began|keeps?|kept|continues?|stops?|then)\s+"
+                        r"(?:[a-z]+ly\s+)?[a-z]{3,}\b|\b(?:he|she|it|they|someone|somebody)\s+(?:[a-z]+ly\s+)?"
+                        r"(?!is\b|are\b|was\b|were\b|has\b|have\b|had\b)[a-z]{3,}\b|\b[a-z]{3,}ing\b")
+
+
+def _in_sequence(cls: list[Clause], clause: Clause) -> bool:
+    """The clause is one step of a sequence: an order connective ("then", "before", "after") opens it or the next
+    clause of its sentence."""
+    i = cls.index(clause)
+    nxt = cls[i + 1] if i + 1 < len(cls) and cls[i + 1].sentence == clause.sentence else None
+    return CONNECTIVE_KIND.get(clause.connective or "") in ("before", "after") \
+        or (nxt is not None and CONNECTIVE_KIND.get(nxt.connective or "") in ("before", "after"))
+
+
+def _has_action(low: str, start: int, end: int) -> bool:
+    """A verb of action in ``low[start:end]`` that is not a noun there ("the running water" is a noun phrase)."""
+    for m in _ACTION_RE.finditer(low, start, end):
+        s = m.end() - len(m.group(0).split()[-1])
+        if not _used_as_noun(low, s, m.end()):
+            return True
+    return False
 
 
 def _has_event(text: str, at_start: bool = False) -> bool:

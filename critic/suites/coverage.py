@@ -7,8 +7,8 @@ Per prompt:
 
 * *typed*: at least one explicit claim, whatever decides it (``judge`` included);
 * *instrumented*: at least one explicit claim with an instrument obligation decided by an operation other than
-  ``judge`` (``count``, ``measure``, ``depth``, ``read``, ``hear`` or a temporal check): the critic can measure it
-  rather than only ask about it;
+  ``judge`` (``count``, ``measure``, ``depth``, ``read``, ``hear``, or a temporal check over their windows; an order
+  of two judged actions is not): the critic can measure it rather than only ask about it;
 * *unplanned physical*: the plan records a physical clause that no explicit claim covers (``Plan.unplanned``);
 * *unplanned words*: words outside every claim span (implicit claims included: a subject the plan grounds is
   planned) that are not function words; a *construction* is two such words in a row. Both are ranked by the number
@@ -37,7 +37,7 @@ from critic.suites.base import Suite
 from critic.suites.plans import STOPWORDS, WORD_RE
 from critic.suites.types import (CoverageTarget, HalfCoverage, PromptCoverage, Shares, SuiteCoverage, SuiteItem,
                                  TargetCoverage, WordCount)
-from critic.types import Plan
+from critic.types import Plan, op_event_refs
 from veriphy.errors import UserError
 
 HALVES = ("dev", "held_out")
@@ -61,9 +61,18 @@ def is_typed(plan: Plan) -> bool:
     return any(c.kind == "explicit" for c in plan.claims)
 
 
+def measured_by_instrument(plan: Plan, op_id: str) -> bool:
+    """The operation is an instrument's: not ``judge``, and for a temporal check, both its operands' windows come
+    from instruments (an order of two judged actions is as good as the judge)."""
+    op = plan.op(op_id)
+    if op.op == "judge":
+        return False
+    return all(measured_by_instrument(plan, ref.op) for ref in op_event_refs(op))
+
+
 def is_instrumented(plan: Plan) -> bool:
     explicit = {c.id for c in plan.claims if c.kind == "explicit"}
-    return any(ob.claim in explicit and ob.kind == "instrument" and plan.op(ob.check).op != "judge"
+    return any(ob.claim in explicit and ob.kind == "instrument" and measured_by_instrument(plan, ob.check)
                for ob in plan.obligations)
 
 

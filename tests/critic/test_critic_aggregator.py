@@ -129,3 +129,38 @@ def test_an_unplanned_physical_clause_keeps_the_clip_from_being_supported(tmp_pa
     v = critique("fake.mp4", "A red ball falls. Everything else is motionless.", comp, tmp_path / "c",
                  video=fake_video())
     assert v.verdict == "contradicted"
+
+
+class _WhenJudge:
+    """A semantic verifier that says yes and when: the frames of the first keyword found in the question."""
+
+    name, version = "when", "1"
+
+    def __init__(self, frames_by_word):
+        self.frames_by_word = frames_by_word
+
+    def run(self, op, inputs, video):
+        from critic.types import Measurement
+
+        f0, f1 = next(f for word, f in self.frames_by_word.items() if word in op.question)
+        return Measurement(state="supported", required=op.question, windows={"occurs": video.window(f0, f1)})
+
+
+@pytest.mark.parametrize("cooking, organizing, verdict", [((0, 3), (5, 9), "supported"),
+                                                          ((5, 9), (0, 3), "contradicted")])
+def test_two_judged_actions_in_sequence_are_ordered_on_the_judges_windows(tmp_path, cooking, organizing, verdict):
+    """'A person is cooking dinner, then they start organizing the pantry': no instrument measures either action;
+    the order is checked on the windows the judge gives for each, and without windows it stays unknown."""
+    from critic.planners.rules import RulesPlanner
+    from critic.run import CriticComponents, critique
+    from critic.testing import FakeGrounder, fake_video
+    from critic.specialists.judge import NoJudge
+
+    prompt = "A person is cooking dinner, then they suddenly start organizing the pantry."
+    judge = _WhenJudge({"cooking": cooking, "organizing": organizing})
+    comp = CriticComponents(planner=RulesPlanner(), specialists={"ground": FakeGrounder(), "judge": judge})
+    v = critique("fake.mp4", prompt, comp, tmp_path / "a", video=fake_video())
+    order = [c for c in v.claims if c.text == "A person is cooking dinner, then they suddenly start organizing the pantry"]
+    assert [c.state for c in order] == [verdict] and v.verdict == verdict
+    comp = CriticComponents(planner=RulesPlanner(), specialists={"ground": FakeGrounder(), "judge": NoJudge()})
+    assert critique("fake.mp4", prompt, comp, tmp_path / "b", video=fake_video()).verdict == "unknown"

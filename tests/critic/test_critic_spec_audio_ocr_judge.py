@@ -109,6 +109,13 @@ def test_judge_none_and_local_endpoint():
         assert m.state == "supported" and m.cost.model_calls == 1
         content = _Chat.seen[-1]["messages"][1]["content"]
         assert sum(part["type"] == "image_url" for part in content) == 2
+        assert "occurs" not in m.windows  # a yes without images named says nothing of when
+        _Chat.answer = "yes 2"
+        m = judge.run(op, NO_INPUTS, video)
+        assert m.state == "supported" and m.windows["occurs"].start_frame == m.windows["occurs"].end_frame == 5
+        _Chat.answer = "yes 1, 2, 7"  # an image number that was not shown is ignored
+        w = judge.run(op, NO_INPUTS, video).windows["occurs"]
+        assert (w.start_frame, w.end_frame) == (0, 5)
         _Chat.answer = "no"
         assert judge.run(op, NO_INPUTS, video).state == "contradicted"
         _Chat.answer = "unsure"

@@ -150,9 +150,9 @@ def test_rules_planner_recovers_the_dsg_count_and_text_tuples_it_can_measure(fix
     targets = {t.kind: t for t in whole.targets}
     assert set(targets) == {"count", "text"}
     assert (targets["text"].recovered, targets["text"].total) == (1, 1)   # the sign that says 'Please refrain ...'
-    # soccer balls ==2, stamps ==4: captions of still scenes, where the planner grounds nothing to count
-    assert (targets["count"].recovered, targets["count"].total) == (0, 2)
-    assert report.prompts == 4 and whole.all.instrumented == 1
+    # soccer balls ==2, stamps ==4: a number before a plural is a count of that noun, moving or not
+    assert (targets["count"].recovered, targets["count"].total) == (2, 2)
+    assert report.prompts == 4 and whole.all.instrumented == 4
     # each half holds the targets of its own prompts
     assert sum(sum(t.total for t in report.halves[h].targets) for h in HALVES) == 3
     # a count of a moving subject is recovered, matched on the head noun ("two soccer balls" -> count(ball, 2))
