@@ -231,10 +231,16 @@ class Executor:
         if spec is None:
             return (self._empty(op, f"no specialist configured for '{family}'"), "none", "", "")
         backend, version = backend_name(spec), str(getattr(spec, "version", ""))
-        key = sha256_json({"clip": video.sha256, "op": op.model_dump(mode="json", exclude={"id"}),
-                           "backend": backend, "version": version, "inputs": [keys.get(d, "") for d in deps]})
-
         subjects = {name: plan.subject(name) for name in op_subjects(op)}
+        if isinstance(op, GroundOp):
+            # grounding binds the plan's subjects to tracks one to one: it sees every subject (its own first),
+            # and so does the cache key (another set of subjects may bind this one to another track)
+            subjects.update({s.name: s for s in plan.subjects if s.name not in subjects})
+        key = sha256_json({"clip": video.sha256, "op": op.model_dump(mode="json", exclude={"id"}),
+                           "backend": backend, "version": version, "inputs": [keys.get(d, "") for d in deps],
+                           **({"subjects": [subjects[n].model_dump(mode="json") for n in subjects]}
+                              if isinstance(op, GroundOp) else {})})
+
         tracks: dict[str, list[Track]] = {}
         if not isinstance(op, GroundOp):
             # a validated plan binds every subject by a ground operation, whose result is a list (``_typed``)

@@ -511,7 +511,8 @@ class OperationInputs:
     """What the executor hands a specialist with one operation, besides the clip: the results of the operations
     the plan says this one reads, and nothing else (the gate, DESIGN §5).
 
-    * ``subjects``: every subject the operation names (``op_subjects(op)``), as the plan declared them.
+    * ``subjects``: every subject the operation names (``op_subjects(op)``), as the plan declared them; for
+      ``ground``, its own subject first and then every other subject of the plan (binding is one to one).
     * ``tracks``: the ``ground`` result for each of those subjects, one Track per instance (an empty tuple when
       grounding found nothing). Empty for ``ground`` itself.
     * ``claim``: the claim the operation serves (``judge`` reads its text); None when it serves none.

@@ -2,21 +2,29 @@
 
 Pipeline (DESIGN §10, about 15 ms/frame at 848x480 on one core):
 
+0. camera: global camera motion per frame (``grounding_camera``: corners followed by Lucas-Kanade, a RANSAC
+   similarity per keyframe pair, kept only when undoing it makes the frames agree); a moving camera's frames
+   are warped onto the first frame's pixel grid, so positions are in that grid; a still camera is the identity;
 1. background = per-pixel median of up to ``bg_samples`` frames spread over the clip;
 2. per frame: foreground = max-over-channels |frame - background| above Otsu's threshold (never below
    ``min_threshold``), opened with a 3x3 kernel; ``cv2.connectedComponentsWithStats`` gives blobs with
-   sub-pixel centroids, boxes, areas; mean RGB per blob from label bincounts;
+   sub-pixel centroids, boxes, areas; mean RGB per blob; blobs that are mostly cast shadow (darker than the
+   background with its chroma, ``colour.is_shadow``) are dropped;
 3. identities: Hungarian matching (``scipy.optimize.linear_sum_assignment``) of blobs to constant-velocity
    predictions, gated by radius and speed; unmatched tracks coast (predicted, ``coasted``) through merges and
    occlusions for up to ``max_coast_s``; a stopped track whose patch still looks like it stays visible
    (a resting object that the median background has absorbed);
-4. binding: a named subject takes the tracklets whose colour falls in its HSV range ("red", "blue", ...),
-   or the largest/smallest by size order, or all moving tracklets; tracklets of one subject that follow each
-   other in time are stitched into one identity (a teleport is a jump inside one identity, not a new object);
-5. binding evidence: each bound track records in ``meta["binding"]`` how it was found (colour, motion or
-   presence), how many identities qualified and whether the binding is firm (``binding_evidence``). A subject
-   found by motion alone among several candidates (and not named as several instances) is not firm: the
-   measurements on it come back unknown, with that reason, instead of supported or contradicted.
+4. binding (``BackgroundGrounder``, ``grounding``): tracklets that follow each other in time and look alike
+   are stitched into identities; the plan's subjects are assigned to identities one to one on a cost from
+   CIELAB colour names (``colour``), shape and size priors of the noun, motion and presence; plural subjects
+   take the remaining identities of their colour (or the movers). A named colour that no moving identity has
+   is looked for by colour alone (an object that never moves is part of the median background);
+5. binding evidence: each bound track records in ``meta["binding"]`` how it was found (colour, shape/size or
+   motion), how many identities fit within the decision margin and whether the binding is firm. A binding
+   whose assignment wins by under the margin, rests on motion and presence alone on a still blob, or whose
+   track may hand its object over to another track is not firm: the measurements on it come back unknown,
+   with that reason, instead of supported or contradicted. ``bind_subject`` keeps the older per-subject
+   binding (colour ranges in HSV, or motion) for callers that bind one subject alone.
 """
 
 from __future__ import annotations
@@ -28,6 +36,9 @@ import cv2
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
+from critic.specialists import colour as colours
+from critic.specialists import grounding
+from critic.specialists.grounding_camera import compensate, estimate_camera_motion
 from critic.types import GroundOp, OperationInputs, SubjectSpec, Track, VideoContext
 
 #: Named colours as OpenCV HSV ranges (H in 0..179, S and V in 0..255): lists of (lo, hi) triples.
@@ -106,6 +117,8 @@ class TrackingResult:
     colors_rgb: dict[int, np.ndarray]
     background: np.ndarray
     threshold: float
+    #: (T, 2, 3) transforms from each frame's pixels to the first frame's (identities for a still camera)
+    camera: np.ndarray | None = None
 
 
 class BackgroundTracker:
@@ -113,7 +126,11 @@ class BackgroundTracker:
 
     def __init__(self, bg_samples: int = 25, min_threshold: float = 18.0, min_area_frac: float = 3e-4,
                  min_area_px: int = 12, max_coast_s: float = 0.5, gate_radii: float = 4.0, gate_speed: float = 2.5,
-                 color_weight: float = 1.0, min_track_frames: int = 3, hold_patch_diff: float = 14.0):
+                 color_weight: float = 1.0, min_track_frames: int = 3, hold_patch_diff: float = 14.0,
+                 compensate_camera: bool = True, suppress_shadows: bool = True, max_shadow_share: float = 0.8):
+        self.compensate_camera = compensate_camera
+        self.suppress_shadows = suppress_shadows
+        self.max_shadow_share = max_shadow_share
         self.bg_samples = bg_samples
         self.min_threshold = min_threshold
         self.min_area_frac = min_area_frac
@@ -161,6 +178,18 @@ class BackgroundTracker:
         n, labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
         min_area = max(self.min_area_px, self.min_area_frac * h * w)
         keep = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= min_area]
+        if self.suppress_shadows and keep:
+            # a cast shadow differs from the floor by lightness only (colour.is_shadow). Whole blobs that are
+            # mostly shadow are dropped; a blob that is partly shadow is kept whole, so an object in shade, or
+            # a dark object of the floor's hue, is never cut into pieces that come and go
+            share = {}
+            for i in keep:  # on each blob's box only: a full-frame pass costs more than the blobs
+                x, y, bw, bh = stats[i, :4]
+                inside = labels[y:y + bh, x:x + bw] == i
+                step = max(1, int(inside.sum()) // 2000)  # a share needs a sample, not every pixel
+                px = frame[y:y + bh, x:x + bw][inside][::step]
+                share[i] = float(colours.is_shadow(px, bg[y:y + bh, x:x + bw][inside][::step]).mean())
+            keep = [i for i in keep if share[i] < self.max_shadow_share]
         return self._detections(frame, labels, stats, cents, keep)
 
     def detect_color(self, frame: np.ndarray, color: str, max_area_frac: float = 0.05) -> Detections:
@@ -204,6 +233,10 @@ class BackgroundTracker:
         ``color``, blobs of that named colour instead of background differences."""
         frames = np.asarray(frames)
         t_count = len(frames)
+        camera = estimate_camera_motion(frames) if self.compensate_camera else None
+        if camera is not None:
+            # positions are then in the first frame's pixel grid: a panning camera does not move the objects
+            frames = compensate(frames, camera)
         bg = self.background(frames)
         thr = self.threshold(frames, bg)
         dt = float(np.median(np.diff(times_s))) if t_count > 1 else 1.0
@@ -283,7 +316,7 @@ class BackgroundTracker:
                 tracks.append(track)
                 vis_rgb = [v[5] for v in tr.frames.values() if v[3]]
                 colors[tr.identity] = np.median(np.stack(vis_rgb), axis=0)
-        return TrackingResult(tracks=tracks, colors_rgb=colors, background=bg, threshold=thr)
+        return TrackingResult(tracks=tracks, colors_rgb=colors, background=bg, threshold=thr, camera=camera)
 
     def _hold_if_static(self, tr: _Tracklet, frames: np.ndarray, k: int) -> bool:
         """A stopped object the background absorbed is still there: keep it visible while its patch holds."""
@@ -500,11 +533,14 @@ class BackgroundGrounder:
     reused for every subject of the same clip (keyed by the clip's sha256)."""
 
     name = "background"
-    version = "2"
+    version = "3"
 
-    def __init__(self, tracker: BackgroundTracker | None = None, **tracker_kwargs: Any):
+    def __init__(self, tracker: BackgroundTracker | None = None, min_visible_frac: float = 0.05,
+                 weights: grounding.Weights | None = None, **tracker_kwargs: Any):
         self.tracker = tracker or BackgroundTracker(**tracker_kwargs)
-        self._cache: dict[str, TrackingResult] = {}
+        self.min_visible_frac = min_visible_frac
+        self.weights = weights or grounding.Weights()
+        self._cache: dict[str, Any] = {}
 
     def _color_tracking(self, video: VideoContext, color: str) -> TrackingResult:
         key = f"{video.sha256}:{color.lower()}"
@@ -536,11 +572,39 @@ class BackgroundGrounder:
             self._cache[video.sha256] = self.tracker.track(video.frames, video.times_s)
         return self._cache[video.sha256]
 
+    def identities(self, video: VideoContext) -> list[grounding.Candidate]:
+        """The clip's identities as grounding candidates: tracklets seen in enough frames, stitched where one
+        follows another in time and looks alike (an object lost for a few frames is one identity)."""
+        key = f"{video.sha256}:identities"
+        if key not in self._cache:
+            result = self.track_all(video)
+            t_count = video.num_frames
+            seen = [tr for tr in result.tracks if tr.visible.sum() >= max(3, self.min_visible_frac * t_count)]
+            chains = stitch(seen, "", result.colors_rgb)
+            by_id = {tr.identity: tr for tr in seen}
+            cands = []
+            for tr in chains:
+                parts = [by_id[i] for i in tr.meta["tracklets"]]
+                weights = np.array([p.visible.sum() for p in parts], float)
+                rgb = np.average(np.stack([result.colors_rgb[p.identity] for p in parts]), axis=0, weights=weights)
+                cands.append(grounding.describe(tr, rgb))
+            self._cache[key] = cands
+        return self._cache[key]
+
     def run(self, op: GroundOp, inputs: OperationInputs, video: VideoContext) -> list[Track]:
         subject = inputs.subjects.get(op.subject) or SubjectSpec(name=op.subject, noun=op.subject)
         result = self.track_all(video)
         plural = named_plural(subject, inputs.prompt)
-        tracks = bind_subject(result, subject, plural=plural)
+        subjects = [subject] + [s for n, s in inputs.subjects.items() if n != op.subject]
+        cands = self.identities(video)
+        bound = grounding.ground_subjects(subjects, cands, inputs.prompt,
+                                          {s.name: named_plural(s, inputs.prompt) for s in subjects},
+                                          self.weights)
+        members, evidence = bound[subject.name]
+        tracks = [_renamed(cands[j].track, subject.name, j, binding=evidence) for j in members]
+        if any(not (tr.meta.get("binding") or {}).get("confident", True) for tr in tracks) and \
+                not any(c.travel >= self.weights.min_travel_radii for c in cands) and not colours.known(subject.color):
+            tracks = [_with_meta(tr, binding={**tr.meta["binding"], "by": "any"}) for tr in tracks]
         named = bool(subject.color and subject.color.lower() in COLOR_RANGES)
         if named and not tracks:
             # a named object that never moves is part of the background: find it by its colour
@@ -551,6 +615,13 @@ class BackgroundGrounder:
                       area_px=tr.area_px, visible=tr.visible, coasted=tr.coasted, touches_border=tr.touches_border,
                       times_s=tr.times_s, backend=f"critic.specialists.tracking.BackgroundGrounder@{self.version}",
                       meta={**tr.meta, "floor_row_px": floor_row(result.background)}) for tr in tracks]
+
+
+def _renamed(tr: Track, subject: str, identity: int, **meta: Any) -> Track:
+    """``tr`` as an instance of ``subject`` with the clip-wide ``identity`` and ``meta`` added."""
+    return Track(subject=subject, identity=identity, boxes_xyxy=tr.boxes_xyxy, centroid_px=tr.centroid_px,
+                 area_px=tr.area_px, visible=tr.visible, coasted=tr.coasted, touches_border=tr.touches_border,
+                 times_s=tr.times_s, backend=tr.backend, meta={**tr.meta, **meta})
 
 
 def named_plural(subject: SubjectSpec, prompt: str) -> bool:

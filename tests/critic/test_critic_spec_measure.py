@@ -139,7 +139,9 @@ def test_missing_subject_is_unknown(drop):
 
 def count(clip, n):
     video = clip.context()
-    subject = SubjectSpec(name="ball", noun="ball", color="red")
+    # "n red balls", as the planner declares it: a count above one makes the subject plural (every red
+    # identity is an instance); a singular subject binds one identity, one to one with the plan's subjects
+    subject = SubjectSpec(name="ball", noun="ball", color="red", count=n if n > 1 else None)
     tracks = BackgroundGrounder().run(GroundOp(id="g", subject="ball"), OperationInputs(subjects={"ball": subject}),
                                       video)
     return IdentityCounter().run(CountOp(id="c", subject="ball", n=n), OperationInputs(tracks={"ball": tracks}), video)

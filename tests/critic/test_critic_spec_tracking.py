@@ -77,7 +77,7 @@ def test_size_binding_picks_large_and_small():
     (large,) = ground(clip, name="large", color="green", size="large")
     (little,) = ground(clip, name="small", color="green", size="small")
     assert large.radius_px > 2 * little.radius_px
-    assert len(ground(clip, name="both", color="green")) == 2
+    assert len(ground(clip, name="both", color="green", count=2)) == 2  # "two green balls": every green one
 
 
 def test_teleport_is_one_identity_with_a_jump():

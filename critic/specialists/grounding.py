@@ -1,0 +1,268 @@
+"""Binding the plan's subjects to tracks, all at once and one to one.
+
+Every singular subject of the plan ("the green ball", "a cylinder") is assigned to a different identity by
+``scipy.optimize.linear_sum_assignment`` on a cost that adds, per (subject, identity):
+
+* colour: ``colour.colour_cost`` of the identity's median colour to the subject's named colour (and shade:
+  "dark green"), when the prompt names one; a colour the name does not fit (cost over ``max_colour_cost``)
+  cannot be assigned at all;
+* shape: a prior of the noun: round nouns (ball, sphere, ...) want a blob whose box is about square; elongated
+  nouns (domino, plank, pole, ...) one at least 1.5 times longer than wide;
+* size: "small" / "large" want the smallest / largest candidate (log radius relative to the extremes);
+* motion and presence: objects the prompt talks about are mostly the ones that move and stay in view, so a
+  still or briefly seen identity costs a little more.
+
+Each subject may also stay unbound (a dummy column at ``unbound_cost``). The binding of a subject is firm when
+the best assignment beats the best one that gives that subject any other identity (or none) by ``min_margin``;
+otherwise the subject is bound to its best identity but marked not firm, with the margin and the number of
+identities within it, and the measurements on it come back unknown with that reason.
+
+Plural subjects ("dominoes", "three green balls") take every identity left after the singular subjects whose
+colour is nearest to their colour among the plan's colours (or, with no colour, the identities that move).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+from critic.specialists import colour as colours
+from critic.types import SubjectSpec, Track
+
+#: nouns whose instances look round in any view
+ROUND_NOUNS = frozenset("ball sphere marble orange apple balloon bubble globe pea bead pearl planet moon sun "
+                        "puck coin wheel tire tyre ring donut disc disk".split())
+#: nouns whose instances are much longer than wide in most views
+ELONGATED_NOUNS = frozenset("domino plank stick rod pole pencil bar board beam pipe tube bat cane straw needle "
+                            "cylinder bottle candle pillar column post log ruler".split())
+SHADES = ("dark", "light", "pale", "bright", "deep")
+SMALL_WORDS = ("small", "little", "tiny", "smaller")
+LARGE_WORDS = ("large", "big", "huge", "larger", "bigger", "giant")
+#: an assignment entry that is not allowed
+FORBIDDEN = 1e6
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One identity as grounding sees it: its track, median colour (sRGB), median box aspect (long / short
+    side), radius (px), travel (radii between the extremes of its path) and the share of frames it is seen."""
+
+    track: Track
+    rgb: np.ndarray
+    aspect: float
+    radius: float
+    travel: float
+    seen: float
+
+
+def describe(track: Track, rgb: np.ndarray) -> Candidate:
+    """The features of ``track`` (one identity) that grounding compares with a subject."""
+    vis = np.asarray(track.visible, bool) & ~np.asarray(track.coasted, bool)
+    boxes = np.asarray(track.boxes_xyxy)[vis]
+    if len(boxes):
+        w = boxes[:, 2] - boxes[:, 0] + 1.0
+        h = boxes[:, 3] - boxes[:, 1] + 1.0
+        aspect = float(np.median(np.maximum(w, h) / np.maximum(np.minimum(w, h), 1.0)))
+    else:
+        aspect = 1.0
+    cents = np.asarray(track.centroid_px)[vis]
+    radius = float(track.radius_px) if np.isfinite(track.radius_px) else 0.0
+    travel = float(np.linalg.norm(cents.max(0) - cents.min(0)) / radius) if len(cents) > 1 and radius > 0 else 0.0
+    return Candidate(track=track, rgb=np.asarray(rgb, float), aspect=aspect, radius=radius, travel=travel,
+                     seen=float(vis.mean()) if vis.size else 0.0)
+
+
+def subject_shade(subject: SubjectSpec, prompt: str) -> str | None:
+    """The shade word ("dark", "light", ...) in the subject's span of the prompt, if any."""
+    if not subject.span or not prompt:
+        return None
+    words = prompt[subject.span[0]:subject.span[1]].lower().replace("-", " ").split()
+    return next((w for w in words if w in SHADES), None)
+
+
+@dataclass(frozen=True)
+class Weights:
+    """Weights of the cost terms and the decision thresholds (all in units of one colour-name step)."""
+
+    colour: float = 2.0
+    shape: float = 0.6
+    size: float = 0.6
+    still: float = 0.35
+    unseen: float = 0.6
+    tiny: float = 1.0
+    max_colour_cost: float = 1.0
+    unbound_cost: float = 1.5
+    min_margin: float = 0.25
+    min_travel_radii: float = 1.5
+
+
+def shape_cost(noun: str, cand: Candidate) -> float:
+    """0 when the identity's box fits the noun's shape prior, up to 1 when it clearly does not."""
+    noun = noun.lower()
+    if noun in ROUND_NOUNS:
+        return float(np.clip((cand.aspect - 1.25) / 0.5, 0.0, 1.0))
+    if noun in ELONGATED_NOUNS:
+        return float(np.clip((1.5 - cand.aspect) / 0.4, 0.0, 1.0))
+    return 0.0
+
+
+def size_cost(size: str | None, cand: Candidate, radii: np.ndarray) -> float:
+    """0 for the smallest (``size`` small) or largest (large) candidate, 1 for one at the other extreme."""
+    if size not in SMALL_WORDS + LARGE_WORDS or len(radii) < 2 or cand.radius <= 0:
+        return 0.0
+    lo, hi = math.log(max(radii.min(), 1e-3)), math.log(max(radii.max(), 1e-3))
+    if hi - lo < 1e-6:
+        return 0.0
+    pos = (math.log(cand.radius) - lo) / (hi - lo)
+    return float(1.0 - pos if size in LARGE_WORDS else pos)
+
+
+def cost_matrix(subjects: list[SubjectSpec], cands: list[Candidate], prompt: str,
+                w: Weights = Weights()) -> np.ndarray:
+    """(S, N) cost of binding each subject to each candidate; ``FORBIDDEN`` where the named colour does not
+    fit at all."""
+    cost = np.zeros((len(subjects), len(cands)))
+    if not cands:
+        return cost
+    rgb = np.stack([c.rgb for c in cands])
+    radii = np.array([c.radius for c in cands])
+    movers = radii[[c.travel >= w.min_travel_radii for c in cands]]
+    # blobs much smaller than the largest mover are texture flicker or parts, not the objects a prompt names
+    tiny = radii < 0.35 * (movers.max() if movers.size else radii.max())
+    for i, s in enumerate(subjects):
+        if colours.known(s.color):
+            cc = colours.colour_cost(rgb, s.color, subject_shade(s, prompt))
+            cost[i] += w.colour * cc
+            cost[i, cc > w.max_colour_cost] = FORBIDDEN
+        else:
+            cost[i] += w.tiny * tiny
+        # a size word ranks the candidates that can be this subject at all (of its colour), not every blob
+        feasible = radii[(cost[i] < FORBIDDEN) & ~(tiny & (not colours.known(s.color)))]
+        for j, c in enumerate(cands):
+            cost[i, j] += w.shape * shape_cost(s.noun, c) + w.size * size_cost(s.size, c, feasible)
+            cost[i, j] += w.still * (c.travel < w.min_travel_radii) + w.unseen * (1.0 - c.seen)
+    return cost
+
+
+def assign(cost: np.ndarray, w: Weights = Weights()) -> tuple[list[int | None], list[float], list[int]]:
+    """One-to-one assignment of S subjects (rows) to N candidates (columns), each subject free to stay unbound
+    at ``w.unbound_cost``. Returns per subject: the candidate index or None, the margin (how much more the best
+    assignment costs when this subject may not take its candidate; inf when nothing else is possible), and how
+    many candidates cost within ``w.min_margin`` of its own (its rivals, itself included)."""
+    s_count, n_count = cost.shape
+    if s_count == 0:
+        return [], [], []
+    full = np.full((s_count, n_count + s_count), FORBIDDEN)
+    full[:, :n_count] = cost
+    full[np.arange(s_count), n_count + np.arange(s_count)] = w.unbound_cost
+
+    def solve(c: np.ndarray) -> tuple[np.ndarray, float]:
+        rows, cols = linear_sum_assignment(c)
+        return cols[np.argsort(rows)], float(c[rows, cols].sum())
+
+    cols, total = solve(full)
+    picks: list[int | None] = [int(c) if c < n_count and full[i, c] < FORBIDDEN else None
+                               for i, c in enumerate(cols)]
+    margins, rivals = [], []
+    for i, pick in enumerate(picks):
+        if pick is None:
+            margins.append(0.0)
+            rivals.append(0)
+            continue
+        alt = full.copy()
+        alt[i, pick] = FORBIDDEN
+        _, alt_total = solve(alt)
+        margins.append(float("inf") if alt_total >= FORBIDDEN else alt_total - total)
+        ok = cost[i] < FORBIDDEN
+        rivals.append(int(np.sum(ok & (cost[i] <= cost[i, pick] + w.min_margin))))
+    return picks, margins, rivals
+
+
+def plural_members(subject: SubjectSpec, cands: list[Candidate], free: list[int], plan_colours: list[str],
+                   prompt: str, w: Weights = Weights()) -> list[int]:
+    """Indices (of ``free``) of the candidates a plural subject takes: with a colour, those whose colour is
+    nearest to it among the plan's colours and fits it; without, those that move (or every one when none
+    moves)."""
+    if not free:
+        return []
+    if colours.known(subject.color):
+        rgb = np.stack([cands[j].rgb for j in free])
+        mine = colours.colour_cost(rgb, subject.color, subject_shade(subject, prompt))
+        others = [colours.colour_cost(rgb, c) for c in plan_colours if c.lower() != subject.color.lower()]
+        best_other = np.min(np.stack(others), axis=0) if others else np.full(len(free), np.inf)
+        return [j for j, m, o in zip(free, mine, best_other) if m <= w.max_colour_cost and m <= o]
+    moving = [j for j in free if cands[j].travel >= w.min_travel_radii]
+    pool = moving or list(free)
+    biggest = max(cands[j].radius for j in pool)
+    return [j for j in pool if cands[j].radius >= 0.35 * biggest]
+
+
+def handed_over(cands: list[Candidate], pick: int, others: list[int], *, end_margin: int = 3) -> str:
+    """Why the identity ``pick`` may hand its object over to another ("" when it does not): it stops being seen
+    away from the image border before the clip ends while another candidate that fits the subject as well is
+    seen after it (an object that merged with another blob or was split by the tracker)."""
+    vis = np.flatnonzero(np.asarray(cands[pick].track.visible))
+    if not vis.size:
+        return ""
+    t_count, last = len(cands[pick].track.visible), int(vis[-1])
+    if last >= t_count - end_margin or bool(cands[pick].track.touches_border[last]):
+        return ""
+    later = [j for j in others if np.flatnonzero(np.asarray(cands[j].track.visible))[-1] > last + end_margin]
+    if not later:
+        return ""
+    return (f"its track ends at frame {last} inside the image while {len(later)} other candidate track(s) that "
+            "fit it as well go on (the object may continue as another track)")
+
+
+def identifying(subject: SubjectSpec) -> bool:
+    """Whether the subject carries evidence that tells objects apart: a known colour, a noun with a shape prior
+    or a size word (motion and presence alone do not: any moving blob could be it)."""
+    noun = subject.noun.lower()
+    return colours.known(subject.color) or noun in ROUND_NOUNS or noun in ELONGATED_NOUNS or \
+        subject.size in SMALL_WORDS + LARGE_WORDS
+
+
+def ground_subjects(subjects: list[SubjectSpec], cands: list[Candidate], prompt: str, plural: dict[str, bool],
+                    w: Weights = Weights()) -> dict[str, tuple[list[int], dict[str, Any]]]:
+    """Bind every subject: name -> (indices of its candidates, binding evidence for ``Track.meta["binding"]``).
+
+    Singular subjects are assigned one to one (module doc); plural subjects then take the identities left."""
+    singular = [s for s in subjects if not plural.get(s.name)]
+    cost = cost_matrix(singular, cands, prompt, w)
+    picks, margins, rivals = assign(cost, w)
+    out: dict[str, tuple[list[int], dict[str, Any]]] = {}
+    taken = set()
+    for i, (s, pick, margin, rival) in enumerate(zip(singular, picks, margins, rivals)):
+        if pick is None:
+            out[s.name] = ([], {"by": "assignment", "candidates": 0, "confident": True, "doubt": ""})
+            continue
+        taken.add(pick)
+        by = "color" if colours.known(s.color) else "shape/size"
+        firm = margin >= w.min_margin
+        near = [j for j in range(len(cands)) if j != pick and j not in picks
+                and cost[i, j] <= cost[i, pick] + 2 * w.min_margin]
+        handed = handed_over(cands, pick, near)
+        if not identifying(s):
+            # nothing but motion and presence tells the candidates apart: a still blob is no evidence of a
+            # subject that has no colour, shape or size to find it by (it may be any part of the scenery)
+            firm = firm and cands[pick].travel >= w.min_travel_radii
+            by = "motion"
+        doubt = "" if firm else (f"{rival} candidate tracks fit within a cost margin of {margin:.2f} "
+                                 f"(colour {s.color or 'not named'}, noun '{s.noun}', size and motion)")
+        if handed:
+            firm, doubt = False, "; ".join(d for d in (doubt, handed) if d)
+        out[s.name] = ([pick], {"by": by, "candidates": int(rival), "confident": bool(firm), "doubt": doubt,
+                                "margin": round(min(margin, 99.0), 3), "cost": round(float(cost[i, pick]), 3)})
+    plan_colours = [s.color for s in subjects if colours.known(s.color)]
+    free = [j for j in range(len(cands)) if j not in taken]
+    for s in subjects:
+        if not plural.get(s.name):
+            continue
+        members = plural_members(s, cands, free, plan_colours, prompt, w)
+        by = "color" if colours.known(s.color) else "motion"
+        out[s.name] = (members, {"by": by, "candidates": len(members), "confident": True, "doubt": ""})
+    return out

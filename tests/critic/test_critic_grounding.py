@@ -1,0 +1,177 @@
+"""Grounding: CIELAB colour names, one-to-one binding of the plan's subjects, camera motion, shadows, and
+counting only the instances of the named colour."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from critic.specialists import grounding
+from critic.specialists.colour import colour_cost, is_shadow, name_colour
+from critic.specialists.counting import IdentityCounter
+from critic.specialists.grounding_camera import IDENTITY, compensate, estimate_camera_motion
+from critic.specialists.tracking import BackgroundGrounder, BackgroundTracker
+from critic.types import CountOp, GroundOp, OperationInputs, SubjectSpec, Track
+from critic.video import context_from_arrays
+
+FPS = 24.0
+
+
+# ---------------------------------------------------------------------------------------------- colour names
+@pytest.mark.parametrize("rgb, name", [
+    ((200, 30, 30), "red"), ((110, 20, 40), "red"), ((255, 140, 0), "orange"), ((240, 220, 40), "yellow"),
+    ((40, 160, 50), "green"), ((25, 70, 30), "green"), ((0, 128, 128), "teal"), ((30, 60, 200), "blue"),
+    ((20, 30, 100), "blue"), ((128, 50, 160), "purple"), ((250, 130, 170), "pink"), ((130, 80, 40), "brown"),
+    ((15, 15, 18), "black"), ((128, 128, 128), "grey"), ((245, 245, 240), "white"), ((60, 62, 60), "grey")])
+def test_reference_colours_are_named_as_a_person_would(rgb, name):
+    assert name_colour(np.array([rgb]))[0] == name
+
+
+def test_colour_cost_orders_by_hue_and_refuses_greys_and_dull_tints():
+    colours = np.array([(40, 160, 50), (0, 128, 128), (30, 60, 200), (128, 128, 128), (122, 83, 75)])
+    green = colour_cost(colours, "green")
+    assert green[0] < green[1] < 1.0 < green[2]  # green, then teal (a neighbour), then blue
+    assert green[3] > 1.0  # a grey is no green
+    assert colour_cost(colours[4:], "red")[0] > 4 * colour_cost(np.array([(200, 30, 30)]), "red")[0]  # skin
+    assert colour_cost(np.array([(20, 20, 20)]), "black")[0] < 0.3 < colour_cost(np.array([(200, 30, 30)]), "black")[0]
+    # a shade word moves the expected lightness
+    dark, light = np.array([(20, 70, 25)]), np.array([(120, 220, 130)])
+    assert colour_cost(dark, "green", "dark")[0] < colour_cost(light, "green", "dark")[0]
+    assert colour_cost(light, "green", "light")[0] < colour_cost(dark, "green", "light")[0]
+
+
+# ---------------------------------------------------------------------------------------------- assignment
+def _track(t_count: int, x0: float, vx: float, size: tuple[float, float] = (8.0, 8.0)) -> Track:
+    x = x0 + vx * np.arange(t_count)
+    cents = np.stack([x, np.full(t_count, 50.0)], 1)
+    half = np.array(size) / 2
+    boxes = np.concatenate([cents - half, cents + half - 1], 1)
+    return Track(subject="", identity=0, boxes_xyxy=boxes, centroid_px=cents,
+                 area_px=np.full(t_count, size[0] * size[1]),
+                 visible=np.ones(t_count, bool), coasted=np.zeros(t_count, bool),
+                 touches_border=np.zeros(t_count, bool), times_s=np.arange(t_count) / FPS, backend="test",
+                 meta={"tracklets": [0]})
+
+
+def _cands(specs):
+    return [grounding.describe(_track(20, x0, vx, size), np.array(rgb, float)) for rgb, x0, vx, size in specs]
+
+
+def test_subjects_are_bound_one_to_one_by_colour_and_shape():
+    cands = _cands([((200, 30, 30), 10, 2, (8, 8)), ((30, 60, 200), 60, 2, (8, 8)),
+                    ((30, 60, 200), 100, 2, (24, 6))])
+    ball = SubjectSpec(name="blue_ball", noun="ball", color="blue")
+    domino = SubjectSpec(name="blue_domino", noun="domino", color="blue")
+    red = SubjectSpec(name="red_ball", noun="ball", color="red")
+    bound = grounding.ground_subjects([ball, domino, red], cands, "", {})
+    assert bound["red_ball"][0] == [0] and bound["blue_ball"][0] == [1] and bound["blue_domino"][0] == [2]
+    assert all(evidence["confident"] for _, evidence in bound.values())
+
+
+def test_an_ambiguous_assignment_is_bound_but_not_firm():
+    cands = _cands([((200, 30, 30), 10, 2, (8, 8)), ((205, 35, 25), 60, 2, (8, 8))])
+    bound = grounding.ground_subjects([SubjectSpec(name="red_ball", noun="ball", color="red")], cands, "", {})
+    members, evidence = bound["red_ball"]
+    assert len(members) == 1 and not evidence["confident"] and "margin" in evidence["doubt"]
+    # a size word separates them when the sizes differ
+    cands = _cands([((200, 30, 30), 10, 2, (8, 8)), ((205, 35, 25), 60, 2, (20, 20))])
+    bound = grounding.ground_subjects([SubjectSpec(name="red_ball", noun="ball", color="red", size="large")],
+                                      cands, "", {})
+    assert bound["red_ball"][0] == [1] and bound["red_ball"][1]["confident"]
+
+
+def test_a_colour_that_fits_no_track_binds_nothing():
+    cands = _cands([((200, 30, 30), 10, 2, (8, 8))])
+    bound = grounding.ground_subjects([SubjectSpec(name="green_ball", noun="ball", color="green")], cands, "", {})
+    assert bound["green_ball"][0] == []
+
+
+def test_a_subject_without_colour_shape_or_size_is_firm_only_on_a_mover():
+    cands = _cands([((200, 30, 30), 10, 0, (8, 8))])  # one still blob
+    bound = grounding.ground_subjects([SubjectSpec(name="thing", noun="thing")], cands, "", {})
+    assert bound["thing"][0] == [0] and not bound["thing"][1]["confident"]
+    cands = _cands([((200, 30, 30), 10, 3, (8, 8))])
+    bound = grounding.ground_subjects([SubjectSpec(name="thing", noun="thing")], cands, "", {})
+    assert bound["thing"][1]["confident"]
+
+
+# ---------------------------------------------------------------------------------------------- synthetic clips
+def checkered_floor(h: int = 120, w: int = 200, cell: int = 10) -> np.ndarray:
+    """A checkered floor of two browns with fine noise -> (H, W, 3) uint8 (textured background)."""
+    yy, xx = np.mgrid[:h, :w]
+    dark = ((yy // cell + xx // cell) % 2).astype(bool)
+    img = np.where(dark[..., None], np.array([120, 90, 70]), np.array([170, 140, 110])).astype(np.float64)
+    img += np.random.default_rng(0).normal(0, 3, img.shape)
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+def test_three_green_dominoes_count_only_the_green_ones():
+    t_count, bg = 24, checkered_floor()
+    frames = np.repeat(bg[None], t_count, axis=0).copy()
+    green, red = (40, 170, 60), (210, 40, 40)
+    objects = [(green, 15, 20), (green, 15, 50), (green, 15, 80), (red, 100, 30), (red, 100, 70)]
+    for k in range(t_count):
+        for rgb, x0, y0 in objects:
+            x = int(x0 + 2 * k)
+            cv2.rectangle(frames[k], (x, y0), (x + 5, y0 + 16), rgb, -1)
+    video = context_from_arrays(frames, FPS, name="dominoes")
+    subject = SubjectSpec(name="green_domino", noun="domino", color="green", count=3)
+    tracks = BackgroundGrounder().run(GroundOp(id="g", subject="green_domino"),
+                                      OperationInputs(subjects={"green_domino": subject},
+                                                      prompt="three green dominoes"),
+                                      video)
+    assert len(tracks) == 3
+    counter = IdentityCounter()
+    inputs = OperationInputs(subjects={"green_domino": subject}, tracks={"green_domino": tuple(tracks)})
+    assert counter.run(CountOp(id="c", subject="green_domino", n=3), inputs, video).state == "supported"
+    assert counter.run(CountOp(id="c", subject="green_domino", n=5), inputs, video).state == "contradicted"
+
+
+def test_a_moving_shadow_is_not_an_object_but_a_dark_ball_is():
+    t_count, bg = 20, checkered_floor()
+    frames = np.repeat(bg[None], t_count, axis=0).copy()
+    for k in range(t_count):
+        x = 30 + 5 * k
+        shade = np.zeros(bg.shape[:2], np.uint8)
+        cv2.ellipse(shade, (x, 90), (14, 5), 0, 0, 360, 1, -1)
+        frames[k][shade > 0] = (frames[k][shade > 0] * 0.6).astype(np.uint8)  # a cast shadow: dimmed floor
+        cv2.circle(frames[k], (x, 40), 6, (25, 25, 30), -1)  # a near-black ball, darker than any shadow
+    result = BackgroundTracker().track(frames, np.arange(t_count) / FPS)
+    ys = [np.nanmedian(tr.centroid_px[tr.visible, 1]) for tr in result.tracks]
+    assert any(abs(y - 40) < 3 for y in ys)
+    assert not any(abs(y - 90) < 6 for y in ys)  # the shadow left no track
+    floor = np.array([[170, 140, 110], [60, 70, 120]])
+    assert is_shadow((floor * 0.6).astype(int), floor).all()
+    assert not is_shadow(np.array([[20, 20, 20], [40, 170, 60]]), floor).any()
+
+
+# ---------------------------------------------------------------------------------------------- camera motion
+def textured(h: int = 160, w: int = 240) -> np.ndarray:
+    rng = np.random.default_rng(1)
+    noise = cv2.GaussianBlur((rng.random((h, w, 3)) * 255).astype(np.uint8), (0, 0), 2.0)
+    return np.clip(noise.astype(int) // 2 + checkered_floor(h, w, 16).astype(int) // 2, 0, 255).astype(np.uint8)
+
+
+def test_camera_pan_is_recovered_within_half_a_pixel():
+    base = textured()
+    h, w = base.shape[:2]
+    shifts = np.stack([np.arange(10) * 1.7, np.arange(10) * -0.6], 1)  # px per frame, sub-pixel
+    frames = np.stack([cv2.warpAffine(base, np.array([[1, 0, dx], [0, 1, dy]], float), (w, h),
+                                      borderMode=cv2.BORDER_REFLECT) for dx, dy in shifts])
+    m = estimate_camera_motion(frames)
+    # frame k shows the scene moved by shifts[k]: mapping it back onto frame 0 translates by -shifts[k]
+    assert np.abs(m[:, :, 2] + shifts).max() < 0.5
+    assert np.abs(m[:, :, :2] - np.eye(2)).max() < 0.01
+    undone = compensate(frames, m)
+    inner = (slice(20, h - 20), slice(30, w - 30))
+    assert np.median(np.abs(undone[-1][inner].astype(int) - base[inner].astype(int))) < 6
+
+
+def test_a_still_camera_gives_the_identity():
+    base = textured()
+    frames = np.repeat(base[None], 8, axis=0).copy()
+    cv2.circle(frames[4], (100, 80), 10, (255, 0, 0), -1)  # an object moving in view is not camera motion
+    m = estimate_camera_motion(frames)
+    assert np.array_equal(m, np.repeat(IDENTITY[None], 8, axis=0))
+    assert compensate(frames, m) is frames
