@@ -23,7 +23,7 @@ import argparse
 import json
 import logging
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +47,8 @@ BOOTSTRAP_SEED = 0
 
 COLUMNS = ["channel", "kind", "clips", "contradicted", "fired", "fired_rate", "fired_ci95", "improved",
            "improved_rate", "improved_ci95", "flipped", "flipped_rate", "flipped_ci95", "collateral_n", "collateral",
-           "collateral_rate", "collateral_ci95", "not_contradicted_before", "not_contradicted_before_ci95", "retained_before", "retained_before_ci95", "retained_after",
+           "collateral_rate", "collateral_ci95", "not_contradicted_before", "not_contradicted_before_ci95",
+           "retained_before", "retained_before_ci95", "retained_after",
            "retained_after_ci95", "r_before", "r_before_ci95", "r_after", "r_after_ci95", "p_before", "p_before_ci95",
            "p_after", "p_after_ci95"]
 

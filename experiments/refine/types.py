@@ -23,7 +23,8 @@ class EditSetting(_Frozen):
 
     * ``kind``: ``prompt_rewrite`` (``prompt`` is the new prompt), ``later_release`` (``release_step`` is the
       new i*: control kept on through more denoising steps), ``resimulate`` (``scene_fix`` is the ``_target_``
-      config of a function SceneSpec -> SceneSpec applied before the scene is simulated and its control rendered; with ``release_step`` when the new control must also stay on longer).
+      config of a function SceneSpec -> SceneSpec applied before the scene is simulated and its control rendered;
+      with ``release_step`` when the new control must also stay on longer).
     * ``claim``: the contradicted claim it answers; ``reason``: why, in words.
     """
 

@@ -7,7 +7,8 @@ import json
 from pathlib import Path
 
 import numpy as np
-import pytest
+from hydra.utils import instantiate
+from omegaconf import OmegaConf
 
 from critic.types import ContradictionPacket, EvidenceRecord, TimeWindow
 from experiments.refine.edits import (ControlEdit, EditContext, LLMRewriter, MirrorX, NoEdit, PromptRewrite,
@@ -23,7 +24,8 @@ RULES = {"direction": "{span}, to the {direction}"}
 MIRROR = {"_target_": "experiments.refine.edits.MirrorX"}
 
 
-def packet(quantity: str = "direction", expect: dict | None = None, span=(0, 33), frames=(0, 16)) -> ContradictionPacket:
+def packet(quantity: str = "direction", expect: dict | None = None, span=(0, 33),
+           frames=(0, 16)) -> ContradictionPacket:
     window = TimeWindow(start_s=frames[0] / 8, end_s=(frames[1] + 1) / 8, start_frame=frames[0], end_frame=frames[1])
     measure = EvidenceRecord(op_id="o1", op="measure", backend="test", version="1", state="contradicted",
                              args={"quantity": quantity, "expect": expect or {"direction": "right", "holds": True},
@@ -90,9 +92,6 @@ def test_path_direction_is_read_over_the_packet_window_only():
 
 
 def test_mirror_fix_reverses_the_scene_horizontally():
-    from hydra.utils import instantiate
-    from omegaconf import OmegaConf
-
     spec = instantiate(OmegaConf.load(Path(__file__).resolve().parents[2] / "conf" / "scene" / "thrown_ball.yaml"))
     mirrored = MirrorX()(spec)
     assert mirrored.objects[0].linear_velocity_mps[0] == -spec.objects[0].linear_velocity_mps[0] != 0
