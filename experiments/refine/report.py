@@ -171,9 +171,12 @@ def markdown_table(rows: Sequence[dict[str, Any]]) -> str:
 PANELS: list[tuple[str, str, str]] = [
     ("critic: not contradicted", "not_contradicted_before", "flipped_rate"),
     ("critic: mean p_plausible", "p_before", "p_after"),
-    ("rater: retained (airborne r >= thr.)", "retained_before", "retained_after"),
+    ("rater: retained", "retained_before", "retained_after"),
     ("rater: mean airborne r", "r_before", "r_after"),
 ]
+#: Where each end's interval is drawn: above (before) and below (after) its dumbbell, the y axis pointing down.
+BAND_OFFSET = 0.17
+BEFORE_COLOR, AFTER_COLOR = "#8a8a8a", "#1f5fa8"
 
 
 def _interval_of(row: dict[str, Any], key: str) -> list[float] | None:
@@ -194,25 +197,28 @@ def dumbbell_figure(rows: Sequence[dict[str, Any]], out_dir: Path, n_clips: int)
                 before, after = row[before_key], row[after_key]
                 before_ci, after_ci = _interval_of(row, before_key), _interval_of(row, after_key)
                 if before is not None and after is not None:
-                    ax.plot([before, after], [y, y], color="#888888", lw=1.0, zorder=1)
-                for value, ci, face in ((before, before_ci, "white"), (after, after_ci, "#1f5fa8")):
+                    ax.plot([before, after], [y, y], color="#b0b0b0", lw=1.2, zorder=1)
+                for value, ci, offset, color, face in ((before, before_ci, -BAND_OFFSET, BEFORE_COLOR, "white"),
+                                                       (after, after_ci, BAND_OFFSET, AFTER_COLOR, AFTER_COLOR)):
                     if value is None:
                         continue
                     if ci is not None:
-                        ax.plot(ci, [y, y], color="#1f5fa8" if face != "white" else "#888888", lw=3.0, alpha=0.3,
-                                solid_capstyle="butt", zorder=0)
-                    ax.scatter([value], [y], s=18, facecolor=face, edgecolor="#1f5fa8", zorder=2)
+                        ax.plot(ci, [y + offset] * 2, color=color, lw=1.0, solid_capstyle="butt", zorder=0)
+                    ax.scatter([value], [y], s=20, facecolor=face, edgecolor=color, linewidths=1.0, zorder=2)
                 table.append({"measure": title, "row": labels[y], "before": before, "after": after,
                               "before_ci95": before_ci, "after_ci95": after_ci})
             ax.set_title(title)
-            ax.set_ylim(-0.6, len(shown) - 0.4)
+            ax.set_ylim(len(shown) - 0.4, -0.6)  # the first row on top
+            if before_key != "r_before":
+                ax.set_xlim(-0.05, 1.05)
             ax.grid(axis="x", lw=0.3, color="#dddddd")
         axes[0][0].set_yticks(range(len(shown)))
         axes[0][0].set_yticklabels(labels)
         caption = (f"Outward channel over {n_clips} clips: each dumbbell goes from the fired clips before the edit "
-                   "(open) to the same clips regenerated with the same seed after it (filled); bands are 95 % "
-                   "intervals (Wilson for proportions, percentile bootstrap for means). Critic measures on the "
-                   "left, the independent rater (trajectory retention against the simulation) on the right.")
+                   "(open, grey) to the same clips regenerated with the same seed after it (filled, blue); the "
+                   "lines above and below are their 95 % intervals (Wilson for proportions, percentile bootstrap "
+                   "for means). The critic's measures on the left; the independent rater on the right: retained = "
+                   "both airborne axes r >= 0.7 against the simulation, which the critic does not see.")
         return save_figure(fig, out_dir, FIGURE, table, ["measure", "row", "before", "after", "before_ci95",
                                                          "after_ci95"], caption)
 
