@@ -156,9 +156,10 @@ def recount(lines: list[dict], channel: str) -> dict[str, int]:
 
 
 def test_refine_two_tiny_clips_end_to_end_and_resumed(tmp_path):
-    # The prompt says left, the control goes right and is on throughout: each clip contradicts the prompt's
-    # direction, so the word channel rewrites the span and the control channel finds the contradiction in the
-    # control itself (the simulated path) and re-simulates the mirrored scene.
+    # The prompt says left, the control goes right and is on throughout: on seeds 0 and 1 the critic finds the
+    # ball and contradicts the prompt's direction (on some seeds it loses the ball and says unknown), so the word
+    # channel rewrites the span and the control channel finds the contradiction in the control itself (the
+    # simulated path) and re-simulates the mirrored scene.
     args = ["-m", "experiment=refine", "scene=thrown_ball", "motion=thrown_left", "job.seeds=[0,1]",
             "job.release_steps=[20]", "job.write_mp4=false"]
     out = run_app(args, tmp_path)
