@@ -4,7 +4,8 @@ Per channel (and per edit kind within it), with the paper's definitions (docs/re
 
 * ``fired``: clips acted on (contradicted, and the channel proposed an edit) / contradicted clips;
 * ``improved``: fired clips whose ``p_plausible`` rose on regeneration / fired clips;
-* ``flipped``: fired clips no longer contradicted on regeneration / fired clips;
+* ``flipped``: fired clips no longer contradicted on regeneration / fired clips (``to_supported``: how many of
+  them the critic now supports; the rest it calls unknown);
 * ``collateral``: clips not acted on (not contradicted) that are contradicted when regenerated with the cell's
   changed setting / such clips regenerated;
 * the independent rater, trajectory retention against the simulation (the critic does not see it), over the
@@ -46,7 +47,8 @@ FIGURE = "refine_dumbbell"
 BOOTSTRAP_SEED = 0
 
 COLUMNS = ["channel", "kind", "clips", "contradicted", "fired", "fired_rate", "fired_ci95", "improved",
-           "improved_rate", "improved_ci95", "flipped", "flipped_rate", "flipped_ci95", "collateral_n", "collateral",
+           "improved_rate", "improved_ci95", "flipped", "flipped_rate", "flipped_ci95", "to_supported", "collateral_n",
+           "collateral",
            "collateral_rate", "collateral_ci95", "not_contradicted_before", "not_contradicted_before_ci95",
            "retained_before", "retained_before_ci95", "retained_after",
            "retained_after_ci95", "r_before", "r_before_ci95", "r_after", "r_after_ci95", "p_before", "p_before_ci95",
@@ -86,11 +88,13 @@ def channel_row(records: Sequence[RefineRecord], channel: str,
     after = [r.channels[channel].after for r in fired]
     improved = sum(a.p_plausible > r.baseline.p_plausible for a, r in zip(after, fired))
     flipped = sum(a.verdict != "contradicted" for a in after)
+    to_supported = sum(a.verdict == "supported" for a in after)
     group = [r for r in records if r.channels.get(channel) and r.channels[channel].applied == "group" and of_kind(r)]
     collateral = sum(r.channels[channel].after.verdict == "contradicted" for r in group)
     row: dict[str, Any] = {"channel": channel, "kind": kind or "all", "clips": len(records),
                            "contradicted": len(contradicted), "fired": len(fired), "improved": improved,
-                           "flipped": flipped, "collateral_n": len(group), "collateral": collateral}
+                           "flipped": flipped, "to_supported": to_supported, "collateral_n": len(group),
+                           "collateral": collateral}
     row["fired_rate"], row["fired_ci95"] = _rate(len(fired), len(contradicted))
     row["improved_rate"], row["improved_ci95"] = _rate(improved, len(fired))
     row["flipped_rate"], row["flipped_ci95"] = _rate(flipped, len(fired))
@@ -144,7 +148,7 @@ def _cell(value: Any) -> str:
 
 def markdown_table(rows: Sequence[dict[str, Any]]) -> str:
     """Counts with rates and 95 % intervals: k/n rate [low, high]."""
-    head = ["channel", "edit", "clips", "contradicted", "fired", "improved", "flipped", "collateral",
+    head = ["channel", "edit", "clips", "contradicted", "fired", "improved", "flipped (to supported)", "collateral",
             "retained before -> after", "mean r_air before -> after", "p_plausible before -> after"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for row in rows:
@@ -153,7 +157,8 @@ def markdown_table(rows: Sequence[dict[str, Any]]) -> str:
             row["channel"], row["kind"], str(row["clips"]), str(row["contradicted"]),
             f"{row['fired']}/{row['contradicted']} {_cell(row['fired_rate'])} {_cell(row['fired_ci95'])}",
             f"{row['improved']}/{fired_n} {_cell(row['improved_rate'])} {_cell(row['improved_ci95'])}",
-            f"{row['flipped']}/{fired_n} {_cell(row['flipped_rate'])} {_cell(row['flipped_ci95'])}",
+            f"{row['flipped']}/{fired_n} {_cell(row['flipped_rate'])} {_cell(row['flipped_ci95'])} "
+            f"({row['to_supported']})",
             f"{row['collateral']}/{row['collateral_n']} {_cell(row['collateral_rate'])} "
             f"{_cell(row['collateral_ci95'])}",
             f"{_cell(row['retained_before'])} {_cell(row['retained_before_ci95'])} -> "
