@@ -1,6 +1,6 @@
 """Every preset in conf/experiment/ runs in its tiny form (DESIGN §8). ``release_sweep`` runs in
 test_experiments_sweep.py (its killed-and-resumed sweep), ``control_check`` in its submitit test and
-``paper_figures`` in test_experiments_figures.py."""
+``paper_figures`` in test_experiments_figures.py, ``refine`` in test_refine.py."""
 
 import csv
 from pathlib import Path
@@ -15,7 +15,7 @@ from sim.io import save_spec
 from .conftest import TINY, job_dirs, run_app
 
 CONF = Path(__file__).resolve().parents[2] / "conf"
-RUN_ELSEWHERE = {"release_sweep", "control_check", "paper_figures"}
+RUN_ELSEWHERE = {"release_sweep", "control_check", "paper_figures", "refine"}
 # Ablations: the annotated corpus rendered from the scene at a small size.
 ABLATION_TINY = ["tracker=none", "video.width=96", "video.height=64", "video.num_frames=21", "video.fps=24"]
 TINY_ARGS = {
