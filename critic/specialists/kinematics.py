@@ -30,9 +30,25 @@ def size_radius(track: Track) -> np.ndarray:
     return np.where(track.visible, r, np.nan)
 
 
+def area_radius(track: Track, window: int = 3) -> np.ndarray:
+    """Per-frame radius of the circle with the blob's area (px), the median over ``window`` consecutive visible
+    frames -> (T,), NaN where not visible. The mask area measures the size of any shape (a cube, a domino lying or
+    standing) and, taken over a few frames, does not follow one badly segmented frame (a shadow or a contrasting
+    mat joined to the blob, a frame cut short by blur)."""
+    a = np.where(np.asarray(track.visible, bool) & (np.asarray(track.area_px) > 0),
+                 np.sqrt(np.maximum(np.asarray(track.area_px, float), 0.0) / np.pi), np.nan)
+    out = np.full(len(a), np.nan)
+    half = window // 2
+    for k in np.flatnonzero(np.isfinite(a)):
+        out[k] = float(np.nanmedian(a[max(k - half, 0):k + half + 1]))
+    return out
+
+
 def radius(track: Track) -> float:
-    """The subject's unit length (px): median size radius over visible frames not touching the border."""
-    r = size_radius(track)
+    """The subject's unit length (px): the median over visible frames not touching the border of the larger of
+    the size radius (half the smaller box side: a ball's radius, robust to motion blur) and the area radius (a
+    thin or tumbling body, whose smaller box side is only its thickness)."""
+    r = np.fmax(size_radius(track), area_radius(track, window=1))
     ok = track.visible & ~track.touches_border & np.isfinite(r)
     if ok.sum() < 2:
         ok = track.visible & np.isfinite(r)
@@ -90,7 +106,8 @@ class Contact:
     ``frame``: the observed frame nearest the contact; ``time_s``: sub-frame contact time (intersection of
     the parabolas fitted before and after, when both sides have >= 3 samples); ``kind``: "bounce" or "land";
     ``drop_radii`` the descent before, ``rebound_radii`` the ascent after (0 for a landing); ``bottom_px``
-    the subject's lowest point (y of the box bottom) at the contact frame."""
+    the subject's lowest point (y of the box bottom) at the contact frame; ``from_apex``: the descent began at an
+    apex seen in the clip (it rose, stopped and came down), so it started with no vertical speed."""
 
     frame: int
     time_s: float
@@ -98,6 +115,7 @@ class Contact:
     drop_radii: float
     rebound_radii: float
     bottom_px: float
+    from_apex: bool = False
 
 
 def _fit(t: np.ndarray, y: np.ndarray) -> np.ndarray | None:
@@ -161,9 +179,10 @@ def floor_contacts(track: Track, *, min_drop_radii: float = 0.75, min_rebound_ra
                         if inside:
                             tc = inside[0]
                     bottom = float(track.boxes_xyxy[s + k, 3 if axis == 1 else 2])
+                    apex = j0 > 0 and dy[j0 - 1] < -0.05 * r
                     out.append(Contact(frame=s + k, time_s=tc, kind=kind, drop_radii=float(drop),
                                        rebound_radii=float(max(rebound, 0.0)) if kind == "bounce" else 0.0,
-                                       bottom_px=bottom))
+                                       bottom_px=bottom, from_apex=bool(apex)))
                     k = max(k + 1, j1)
                     continue
             k += 1

@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from critic.specialists.base import unknown
+from collections.abc import Callable, Sequence
+
 from critic.specialists.kinematics import observed, radius, runs
 from critic.specialists.measure.common import Tolerances, measurement
 from critic.types import Measurement, MeasureOp, Track, VideoContext
@@ -109,6 +111,108 @@ def permanence(op: MeasureOp, track: Track, other: Track | None, video: VideoCon
                            f"{what} in open view after frame {a} (full size, away from the border)",
                            window=video.window(a, b), events=events)
     return measurement("supported", req, "seen until it leaves the frame, is occluded or the clip ends")
+
+
+# ---------------------------------------------------------------------------------------------- across instances
+
+
+def _first_seen(track: Track) -> int | None:
+    idx = np.flatnonzero(observed(track))
+    return int(idx[0]) if idx.size else None
+
+
+def _last_seen(track: Track) -> int | None:
+    idx = np.flatnonzero(observed(track))
+    return int(idx[-1]) if idx.size else None
+
+
+def appearances(tracks: Sequence[Track], video: VideoContext, tol: Tolerances, singular: bool) -> Measurement | None:
+    """An instance of the subject that appears from nothing: first seen after the clip's first frames, at full
+    size, away from the border and not coming in from it, where the frames before showed the usual background
+    (nothing it could have come out from behind) and not the object already (a resting object the median
+    background absorbed until it moved). None when every instance is accounted for."""
+    req = "persists: nothing appears from nowhere, nothing vanishes without an occluder or leaving the frame"
+    h, w = video.frames.shape[1:3]
+    lead = max(2, int(round(0.1 * video.fps)))
+    for tr in sorted(tracks, key=lambda t: _first_seen(t) if _first_seen(t) is not None else 10 ** 9):
+        f0 = _first_seen(tr)
+        if f0 is None or f0 < lead or observed(tr).sum() < 3:
+            continue
+        r = radius(tr)
+        if tr.touches_border[f0:f0 + 2].any():
+            continue  # comes in from the edge
+        ok = observed(tr)
+        vel = tr.centroid_px[f0 + 1] - tr.centroid_px[f0] if f0 + 1 < len(ok) and ok[f0 + 1] else np.zeros(2)
+        prev = tr.centroid_px[f0] - vel
+        if not (r <= prev[0] <= w - 1 - r and r <= prev[1] <= h - 1 - r):
+            continue  # about to have come in from the edge
+        seen = tr.area_px[observed(tr)]
+        if tr.area_px[f0] < 0.7 * float(np.median(seen)):
+            continue  # growing into view: emerging from behind something
+        if any(o is not tr and _near(o, tr, f0, r) for o in tracks):
+            continue  # split off another blob of the subject (a merge coming apart)
+        if not _was_empty_before(video, tr, f0):
+            continue
+        return measurement("contradicted", req, f"'{tr.subject}' instance appears at frame {f0} in open view "
+                           "(full size, away from the border, nothing there before)",
+                           window=video.window(max(f0 - 1, 0), f0), appears_at=f0, identity=int(tr.identity))
+    if singular:
+        return split_jumps(tracks, video, tol, True, req_for="permanence")
+    return None
+
+
+def split_jumps(tracks: Sequence[Track], video: VideoContext, tol: Tolerances, singular: bool,
+                req_for: str = "continuity") -> Measurement | None:
+    """A singular subject whose track is cut in two: one instance ends away from the border just as another
+    starts, far from where the first was heading, looking the same, with the old place emptied and the new
+    one empty before - a teleport the tracker could not follow as one identity. None when there is none."""
+    if not singular or len(tracks) < 2:
+        return None
+    req = (f"continuous motion: no jump > {tol.teleport_radii:g} radii against the neighbouring velocities"
+           if req_for == "continuity" else "persists: no vanishing in one place and reappearing in another")
+    for a in tracks:
+        last = _last_seen(a)
+        if last is None or last < 1 or a.touches_border[last]:
+            continue
+        r = radius(a)
+        for b in tracks:
+            first = _first_seen(b)
+            if b is a or first is None or not (0 < first - last <= 4) or b.touches_border[first]:
+                continue
+            ok = observed(a)
+            vel = a.centroid_px[last] - a.centroid_px[last - 1] if ok[last - 1] else np.zeros(2)
+            miss = float(np.linalg.norm(b.centroid_px[first] - (a.centroid_px[last] + vel * (first - last)))) / r
+            area_a, area_b = float(a.area_px[last]), float(b.area_px[first])
+            alike = area_a > 0 and area_b > 0 and max(area_a, area_b) <= 1.5 * min(area_a, area_b)
+            if (miss > tol.teleport_radii + first - last and alike and not _still_there(video, a, last, first)
+                    and not _still_there(video, b, first, last)):
+                return measurement("contradicted", req, f"jump of {miss:.1f} radii between frames {last} and {first} "
+                                   "(the track breaks there: its old place empties, its new place was empty)",
+                                   window=video.window(last, first), jumps=[[last, first, miss]])
+    return None
+
+
+def _was_empty_before(video: VideoContext, track: Track, f0: int, max_diff: float = 20.0) -> bool:
+    """Did the subject's frame-``f0`` box show the usual background in the frames just before (nothing there,
+    nothing in front), while it differs at ``f0`` (the subject is new there)?"""
+    found = _box_patch(video, track, f0)
+    if found is None:
+        return False
+    patch, bg = found
+    before = patch[max(f0 - 3, 0):f0]
+    if len(before) == 0:
+        return False
+    empty = float(np.abs(before - bg).max(axis=-1).mean()) <= max_diff
+    changed = float(np.abs(before - patch[f0][None]).max(axis=-1).mean()) > 12.0
+    return empty and changed
+
+
+#: Checks over all the tracks of the subject, for the quantities whose property they can break:
+#: ``(tracks, video, tolerances, singular) -> Measurement`` (the property contradicted) or None.
+ACROSS_INSTANCES: dict[str, Callable[[Sequence[Track], VideoContext, Tolerances, bool], Measurement | None]] = {
+    "permanence": appearances,
+    "continuity": split_jumps,
+}
 
 
 # ---------------------------------------------------------------------------------------------- pixel checks

@@ -33,8 +33,6 @@ def direction(op: MeasureOp, track: Track, other: Track | None, video: VideoCont
         sign = 1 if d == "toward" else -1
         score = np.log(grow) * sign
         state = "supported" if score > np.log(1.15) else "contradicted" if score < -np.log(1.15) else "unknown"
-        if not op.expect.holds and state != "unknown":
-            state = "contradicted" if state == "supported" else "supported"
         return Measurement(state=state, required=req, measured=f"apparent size x{grow:.2f} from first to last frame",
                            reason="" if state != "unknown" else "apparent size hardly changes",
                            windows={"motion": video.window(int(idx[0]), int(idx[-1]))}, cost=Cost(tool_calls=1))
@@ -76,8 +74,6 @@ def direction(op: MeasureOp, track: Track, other: Track | None, video: VideoCont
         state = "contradicted"
     else:
         state = "unknown"
-    if not op.expect.holds and state != "unknown":
-        state = "contradicted" if state == "supported" else "supported"
     window = video.window(int(idx[0]), int(idx[-1])) if state == "contradicted" else windows.get("motion")
     return Measurement(state=state, required=req, measured=measured, window=window, windows=windows,
                        reason=(depth_reason or "net motion along the claimed axis under one radius")
