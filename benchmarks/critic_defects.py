@@ -84,7 +84,7 @@ def _obj(name: str, shape: str, size: float, color: str, x: float, z: float, vx:
     a = math.radians(tilt_deg) / 2
     return ObjectSpec(name=name, shape=shape, size_m=sizes[shape], mass_kg=0.5, restitution=restitution,
                       lateral_friction=0.6, rolling_friction=0.01, color_rgba=COLORS[color],
-                      position_m=(x, 0.0, z + half_h), orientation_xyzw=(0.0, math.sin(a), 0.0, math.cos(a)),
+                      position_m=(x, 0.8, z + half_h), orientation_xyzw=(0.0, math.sin(a), 0.0, math.cos(a)),
                       linear_velocity_mps=(vx, 0.0, 0.0))
 
 
@@ -139,12 +139,13 @@ def compose(scene: Scene, layout: list[list[Placement]]) -> np.ndarray:
             y0, y1, x0, x1 = ys.min(), ys.max() + 1, xs.min(), xs.max() + 1
             crop = scene.rgb[src, y0:y1, x0:x1]
             cm = m[y0:y1, x0:x1].astype(np.uint8)
-            cy, cx = ys.mean(), xs.mean()
+            cx = xs.mean()
             if scale != 1.0:
                 nh, nw = max(1, int(round((y1 - y0) * scale))), max(1, int(round((x1 - x0) * scale)))
                 crop = cv2.resize(crop, (nw, nh), interpolation=cv2.INTER_LINEAR)
                 cm = cv2.resize(cm, (nw, nh), interpolation=cv2.INTER_NEAREST)
-                y0 = int(round(cy + (y0 - cy) * scale))
+                # swell about the bottom centre: the object keeps standing where it stands
+                y0 = int(round(y1 - (y1 - y0) * scale))
                 x0 = int(round(cx + (x0 - cx) * scale))
             y0, x0 = int(round(y0 + dy)), int(round(x0 + dx))
             ch, cw = cm.shape
@@ -195,7 +196,7 @@ def hover(scene, obj=0, n=None):
 def vanish(scene, obj=0, n=None):
     n = n or max(6, int(0.6 * scene.fps))
     lay = identity_layout(scene)
-    at = _airborne_mid(scene, obj) - 1
+    at = max(4, _first_contact(scene, obj) - 2)
     for k in range(at, min(at + n, scene.t_count)):
         lay[k] = [p for p in lay[k] if p[0] != obj]
     return lay
@@ -221,7 +222,7 @@ def morph(scene, obj=0):
     lay = identity_layout(scene)
     at = _first_contact(scene, obj) + 3
     for k in range(at, scene.t_count):
-        sc = 1.0 + 0.9 * min(1.0, (k - at + 1) / 4)
+        sc = 1.0 + 0.7 * min(1.0, (k - at + 1) / 4)
         lay[k] = [(o, s, dx, dy, sc if o == obj else c) for o, s, dx, dy, c in lay[k]]
     return lay
 
@@ -245,16 +246,19 @@ def backwards(scene, obj=0):
 
 
 def higher_rebound(scene, obj=0):
-    """After the first contact, every height above the contact row is scaled by 1.8 (rebounds above the drop)."""
+    """After the first contact, heights above the contact row are scaled so the first rebound peaks at 1.5x the
+    height it was dropped from."""
     lay = identity_layout(scene)
     k0 = _first_contact(scene, obj)
-    y_floor = scene.centroid(obj, k0)[1]
+    ys = np.array([c[1] if c is not None else np.nan for c in (scene.centroid(obj, k) for k in range(scene.t_count))])
+    y_floor = ys[k0]
+    drop = y_floor - np.nanmin(ys[:k0 + 1])
+    rebound = y_floor - np.nanmin(ys[k0 + 1:])
+    scale = 1.5 * drop / max(rebound, 1.0)
     for k in range(k0 + 1, scene.t_count):
-        c = scene.centroid(obj, k)
-        if c is None:
-            continue
-        dy = -0.8 * (y_floor - c[1])
-        lay[k] = [(o, s, dx, dy if o == obj else d, sc) for o, s, dx, d, sc in lay[k]]
+        if np.isfinite(ys[k]):
+            dy = -(scale - 1.0) * (y_floor - ys[k])
+            lay[k] = [(o, s, dx, dy if o == obj else d, sc) for o, s, dx, d, sc in lay[k]]
     return lay
 
 

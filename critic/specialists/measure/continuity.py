@@ -192,19 +192,17 @@ def split_jumps(tracks: Sequence[Track], video: VideoContext, tol: Tolerances, s
     return None
 
 
-def _was_empty_before(video: VideoContext, track: Track, f0: int, max_diff: float = 20.0) -> bool:
-    """Did the subject's frame-``f0`` box show the usual background in the frames just before (nothing there,
-    nothing in front), while it differs at ``f0`` (the subject is new there)?"""
-    found = _box_patch(video, track, f0)
-    if found is None:
+def _was_empty_before(video: VideoContext, track: Track, f0: int, still: float = 8.0, new: float = 20.0) -> bool:
+    """Did the subject's frame-``f0`` box show one unchanging picture in the frames just before (the static
+    scene: nothing moving there, nothing passing in front), which the subject's arrival changes?"""
+    box = _box(video, track, f0)
+    if box is None or f0 < 2:
         return False
-    patch, bg = found
-    before = patch[max(f0 - 3, 0):f0]
-    if len(before) == 0:
-        return False
-    empty = float(np.abs(before - bg).max(axis=-1).mean()) <= max_diff
-    changed = float(np.abs(before - patch[f0][None]).max(axis=-1).mean()) > 12.0
-    return empty and changed
+    before = video.frames[max(f0 - 3, 0):f0, box[0], box[1]].astype(np.float32)
+    now = video.frames[f0, box[0], box[1]].astype(np.float32)
+    steady = float(np.abs(np.diff(before, axis=0)).max(axis=-1).mean()) <= still if len(before) > 1 else False
+    changed = float(np.abs(before[-1] - now).max(axis=-1).mean()) > new
+    return steady and changed
 
 
 #: Checks over all the tracks of the subject, for the quantities whose property they can break:
