@@ -19,6 +19,13 @@ import synthetic as S  # noqa: E402
 COLOR = {"ball": "red", "red": "red", "blue": "blue"}
 
 
+def presumed(quantity):
+    """The expectation a clean clip satisfies: the implicit one where the registry has it (penetration: the
+    subject does *not* pass into the floor), else the property asserted."""
+    spec = QUANTITY_SPECS[quantity]
+    return spec.implicit.expect.model_dump(exclude_none=True) if spec.implicit is not None else {}
+
+
 def measure(clip, quantity, subject="ball", other=None, video=None, **expect):
     video = video or clip.context()
     g = BackgroundGrounder()
@@ -47,7 +54,7 @@ def test_measured_event_windows_are_the_registered_ones(drop, quantity):
     """The event windows the validator lets temporal operations refer to (``QuantitySpec.events``) are the ones
     the measurer produces: on the clean drop every quantity finds exactly its registered events."""
     spec = QUANTITY_SPECS[quantity]
-    m = measure(drop, quantity, **({"direction": "right"} if spec.directional else {}))
+    m = measure(drop, quantity, **({"direction": "right"} if spec.directional else {}), **presumed(quantity))
     assert m.state == "supported", (m.measured, m.reason)
     assert set(m.windows) == set(spec.events)
 
@@ -55,7 +62,7 @@ def test_measured_event_windows_are_the_registered_ones(drop, quantity):
 @pytest.mark.parametrize("quantity", ["free_fall", "support", "bounce", "penetration", "continuity", "permanence",
                                       "size_constancy", "rest"])
 def test_correct_drop_supports_every_measurement(drop, quantity):
-    m = measure(drop, quantity)
+    m = measure(drop, quantity, **presumed(quantity))
     assert m.state == "supported", (m.measured, m.reason)
     assert m.required and m.measured
 
@@ -83,12 +90,13 @@ def test_contact_with_the_floor_has_a_window(drop):
 
 
 @pytest.mark.parametrize("doctor, quantity", [
-    (S.teleport, "continuity"), (S.hover, "support"), (S.hover, "free_fall"), (S.pass_through_floor, "penetration"),
-    (S.vanish, "permanence"), (S.size_morph, "size_constancy"),
+    (S.teleport, "continuity"), (S.hover, "support"), (S.hover, "free_fall"), (S.sink_through_floor, "penetration"),
+    (S.vanish, "permanence"), (S.size_morph, "size_constancy"), (S.pause_in_fall, "support"),
+    (S.extra_object, "permanence"),
 ])
 def test_doctored_measurement_is_contradicted_in_the_doctored_window(drop, doctor, quantity):
     clip = doctor(drop)
-    m = measure(clip, quantity)
+    m = measure(clip, quantity, **presumed(quantity))
     assert m.state == "contradicted", (m.measured, m.reason)
     a0, a1 = m.window.start_frame, m.window.end_frame
     b0, b1 = clip.doctored_frames
@@ -165,3 +173,51 @@ def test_jump_across_a_long_frame_interval_is_not_a_teleport():
     assert video.sanity.vfr
     sub = S.Synthetic(**{**clip.__dict__, "frames": frames})
     assert measure(sub, "continuity", video=video).state != "contradicted"
+
+
+# One clean clip per quantity on which the property holds, and what the claim needs besides the quantity.
+HOLDS_ON = {
+    "free_fall": ("drop", {}), "support": ("drop", {}), "bounce": ("drop", {}), "continuity": ("drop", {}),
+    "permanence": ("drop", {}), "size_constancy": ("drop", {}), "direction": ("drop", {"direction": "right"}),
+    "rest": ("drop", {}), "contact": ("drop", {}), "collision_response": ("collision", {}),
+    "penetration": ("sink", {}),
+}
+
+
+@pytest.mark.parametrize("quantity", QUANTITIES)
+def test_every_quantity_honours_a_claim_that_asserts_it_absent(drop, quantity):
+    """Negation is the claim's business, never ignored: for every quantity of the registry, the same clip gives
+    opposite firm states to "it does X" and "it does not X" ("a red ball does not fall" is contradicted by a
+    falling ball), and a contradiction keeps the measured evidence."""
+    assert set(HOLDS_ON) == set(QUANTITY_SPECS)
+    which, extra = HOLDS_ON[quantity]
+    clip = {"drop": drop, "collision": S.collision_clip(), "sink": S.sink_through_floor(drop)}[which]
+    pair = {"subject": "red", "other": "blue"} if which == "collision" else {}
+    present = measure(clip, quantity, holds=True, **pair, **extra)
+    absent = measure(clip, quantity, holds=False, **pair, **extra)
+    assert present.state == "supported", (present.measured, present.reason)
+    assert absent.state == "contradicted", (absent.measured, absent.reason)
+    assert absent.measured and absent.required != present.required or quantity in ("continuity", "permanence",
+                                                                                    "size_constancy", "support",
+                                                                                    "collision_response")
+    assert absent.values.get("property_state") == "supported"
+
+
+def test_a_ball_that_does_not_fall_supports_the_negated_claim(drop):
+    still = S.drop_clip(y0=S.FLOOR_Y - S.RADIUS, vx=0.0)  # resting on the floor throughout
+    assert measure(still, "free_fall", holds=False).state == "supported"
+    assert measure(drop, "free_fall", holds=False).state == "contradicted"
+
+
+def test_leaving_the_frame_below_a_floor_line_is_not_penetration(drop):
+    """The background's floor line may be the far edge of a floor seen in perspective: a ball that falls out of
+    the bottom of the frame without touching down was once contradicted as "below the floor". Only a level the
+    ball touched or rested on can be passed into; with none seen, the answer is unknown."""
+    clip = S.pass_through_floor(drop)
+    assert measure(clip, "penetration", holds=False).state == "unknown"
+
+
+def test_rolling_toward_the_camera_is_not_sinking():
+    """A body coming toward the camera after landing moves down in the image while it grows: not a sinking."""
+    clip = S.sink_through_floor(S.drop_clip(), grow=1.6)
+    assert measure(clip, "penetration", holds=False).state == "supported"

@@ -149,13 +149,13 @@ def appearances(tracks: Sequence[Track], video: VideoContext, tol: Tolerances, s
         seen = tr.area_px[observed(tr)]
         if tr.area_px[f0] < 0.7 * float(np.median(seen)):
             continue  # growing into view: emerging from behind something
-        if any(o is not tr and _near(o, tr, f0, r) for o in tracks):
+        if any(o is not tr and _merged_before(o, tr, f0, r) for o in tracks):
             continue  # split off another blob of the subject (a merge coming apart)
         if not _was_empty_before(video, tr, f0):
             continue
         return measurement("contradicted", req, f"'{tr.subject}' instance appears at frame {f0} in open view "
                            "(full size, away from the border, nothing there before)",
-                           window=video.window(max(f0 - 1, 0), f0), appears_at=f0, identity=int(tr.identity))
+                           window=video.window(f0, _last_seen(tr)), appears_at=f0, identity=int(tr.identity))
     if singular:
         return split_jumps(tracks, video, tol, True, req_for="permanence")
     return None
@@ -190,6 +190,16 @@ def split_jumps(tracks: Sequence[Track], video: VideoContext, tol: Tolerances, s
                                    "(the track breaks there: its old place empties, its new place was empty)",
                                    window=video.window(last, first), jumps=[[last, first, miss]])
     return None
+
+
+def _merged_before(other: Track, track: Track, f0: int, r: float) -> bool:
+    """Was ``other`` next to ``track``'s first place just before ``f0`` as one merged blob with it (coasted, or
+    swollen beyond its usual area)? Then ``track`` split off it rather than appearing."""
+    if not _near(other, track, f0, r):
+        return False
+    k = max(f0 - 1, 0)
+    usual = float(np.median(other.area_px[observed(other)])) if observed(other).any() else 0.0
+    return bool(other.coasted[k] or other.coasted[f0] or (usual > 0 and other.area_px[k] > 1.3 * usual))
 
 
 def _was_empty_before(video: VideoContext, track: Track, f0: int, still: float = 8.0, new: float = 20.0) -> bool:

@@ -75,7 +75,10 @@ def _against_own_levels(track: Track, req: str, video: VideoContext) -> Measurem
     for k in range(len(bottom)):
         while j < len(events) and events[j][0] <= k:
             f, b = events[j]
-            if b > lowest:
+            size_here = float(np.nanmedian(size[max(f - 1, 0):f + 2]))
+            sunk_already = np.isfinite(lowest) and (b - lowest) / r > SINK_RADII and \
+                size_here / lowest_size < SINK_MAX_GROWTH
+            if b > lowest and not sunk_already:  # a rest inside the floor is no new level
                 lowest = b
                 lowest_size = float(np.nanmedian(size[max(f - 1, 0):f + 2]))
             j += 1
@@ -87,8 +90,8 @@ def _against_own_levels(track: Track, req: str, video: VideoContext) -> Measurem
         sunk = ok & (depth > SINK_RADII) & (growth < SINK_MAX_GROWTH) & (track.boxes_xyxy[:, 3] < h - 2)
     long_runs = [(s, e) for s, e in runs(sunk) if e - s + 1 >= SINK_FRAMES]
     if long_runs:
-        s, e = long_runs[0]
-        return measurement("supported", req, f"bottom {float(np.nanmax(depth[s:e + 1])):.1f} radii below the level "
+        s, e = long_runs[0][0], long_runs[-1][1]  # from the first sunk frame to the last
+        return measurement("supported", req, f"bottom {float(np.nanmax(depth[sunk])):.1f} radii below the level "
                            f"it touched or rested on (row {level[s]:.0f} px), at the same apparent size",
                            window=video.window(s, e), level_row_px=level[s], depth_radii=depth[s:e + 1].tolist())
     after = ok & np.isfinite(depth)
