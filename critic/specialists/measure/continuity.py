@@ -136,7 +136,11 @@ def appearances(tracks: Sequence[Track], video: VideoContext, tol: Tolerances, s
     lead = max(2, int(round(0.1 * video.fps)))
     for tr in sorted(tracks, key=lambda t: _first_seen(t) if _first_seen(t) is not None else 10 ** 9):
         f0 = _first_seen(tr)
-        if f0 is None or f0 < lead or observed(tr).sum() < 3:
+        if f0 is None or f0 < lead:
+            continue
+        seen = observed(tr)
+        # an object that has appeared stays: seen in most frames from then on, for a while (not a flicker)
+        if seen.sum() < max(5, int(round(0.3 * video.fps))) or seen[f0:_last_seen(tr) + 1].mean() < 0.6:
             continue
         r = radius(tr)
         if tr.touches_border[f0:f0 + 2].any():
@@ -146,8 +150,7 @@ def appearances(tracks: Sequence[Track], video: VideoContext, tol: Tolerances, s
         prev = tr.centroid_px[f0] - vel
         if not (r <= prev[0] <= w - 1 - r and r <= prev[1] <= h - 1 - r):
             continue  # about to have come in from the edge
-        seen = tr.area_px[observed(tr)]
-        if tr.area_px[f0] < 0.7 * float(np.median(seen)):
+        if tr.area_px[f0] < 0.7 * float(np.median(tr.area_px[seen])):
             continue  # growing into view: emerging from behind something
         if any(o is not tr and _merged_before(o, tr, f0, r) for o in tracks):
             continue  # split off another blob of the subject (a merge coming apart)

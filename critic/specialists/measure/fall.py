@@ -132,13 +132,18 @@ def _rises_unaided(track: Track, r: float) -> list[tuple[int, int, str]]:
     size = area_radius(track)
     t = track.times_s
     out = []
+    y = track.centroid_px[:, 1]
     for s, e in stationary_runs(track):
         horizon = int(np.searchsorted(t, t[e] + 0.5))
         for f in range(e + 1, min(horizon, len(t))):
             if not ok[f]:
                 break
             if (bottom[e] - bottom[f]) / r > 1.5:
-                if np.nanmax(size[e:f + 1]) / np.nanmin(size[e:f + 1]) < 1.2:
+                # a body that rises moves there: the centre too, over three frames or more, in steps under a
+                # radius, at one size (a box that jumps in one frame is the segmentation, not the body)
+                steps = np.abs(np.diff(y[e:f + 1])) / r
+                if (f - e >= 3 and (y[e] - y[f]) / r > 1.5 and steps.max() < 1.0
+                        and np.nanmax(size[e:f + 1]) / np.nanmin(size[e:f + 1]) < 1.2):
                     out.append((s, f, f"rises {(bottom[e] - bottom[f]) / r:.1f} radii from rest within "
                                       f"{t[f] - t[e]:.2f} s, with nothing launching it"))
                 break

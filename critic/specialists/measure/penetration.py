@@ -14,7 +14,8 @@ from __future__ import annotations
 import numpy as np
 
 from critic.specialists.base import unknown
-from critic.specialists.kinematics import area_radius, floor_contacts, observed, radius, runs, stationary_runs
+from critic.specialists.kinematics import (area_radius, floor_contacts, observed, parabola_fit, radius, runs,
+                                           stationary_runs)
 from critic.specialists.measure.common import Tolerances, measurement, phrase
 from critic.types import Measurement, MeasureOp, Track, VideoContext
 
@@ -24,6 +25,9 @@ SINK_RADII = 1.0
 SINK_FRAMES = 3
 #: ... while its apparent size grows by less than this (a body rolling toward the camera grows as it comes lower)
 SINK_MAX_GROWTH = 1.12
+#: a descent accelerating faster than this (radii/s^2) is a fall off an edge, not a sinking (everyday bodies fall
+#: at 50-300 radii/s^2; a sinking body hardly gathers speed)
+FALL_ACCEL_RADII = 20.0
 
 
 def penetration(op: MeasureOp, track: Track, other: Track | None, video: VideoContext,
@@ -51,6 +55,20 @@ def penetration(op: MeasureOp, track: Track, other: Track | None, video: VideoCo
     return _against_own_levels(track, req, video)
 
 
+def _falls_off(track: Track, s: int, e: int, r: float) -> bool:
+    """Does the descent over frames ``s..e`` (with the frames just before) accelerate like a fall (over
+    ``FALL_ACCEL_RADII`` radii/s^2)? Then the body left the edge of what it rested on (a table, a tower); a body
+    sinking into a floor goes down without gathering speed like that."""
+    a0 = max(s - 3, 0)
+    ok = observed(track)[a0:e + 1]
+    t = track.times_s[a0:e + 1][ok]
+    y = track.centroid_px[a0:e + 1, 1][ok]
+    if len(t) < 4:
+        return False
+    accel, _ = parabola_fit(t, y)
+    return accel / r > FALL_ACCEL_RADII
+
+
 def _against_own_levels(track: Track, req: str, video: VideoContext) -> Measurement:
     """Sinks (supported) when, after touching down or resting at a level, the subject's bottom goes more than
     ``SINK_RADII`` below the lowest such level seen so far for ``SINK_FRAMES`` observed frames, in view, without
@@ -61,8 +79,16 @@ def _against_own_levels(track: Track, req: str, video: VideoContext) -> Measurem
         return unknown("fewer than 3 observed frames in view", required=req)
     bottom = track.boxes_xyxy[:, 3]
     size = area_radius(track)
-    events = [(c.frame, c.bottom_px) for c in floor_contacts(track)]
-    events += [(s, float(np.nanmedian(bottom[s:e + 1]))) for s, e in stationary_runs(track)]
+    contacts = floor_contacts(track)
+    events = [(c.frame, c.bottom_px) for c in contacts]
+    # a rest is a level when the subject came down onto it (a held body waiting to be dropped rests on nothing
+    # the clip shows)
+    y = track.centroid_px[:, 1]
+    for s, e in stationary_runs(track):
+        before = np.flatnonzero(observed(track)[:s + 1])
+        came_down = before.size and float(y[s] - np.nanmin(y[before])) / r >= 1.0
+        if came_down or any(c.frame <= s + 1 for c in contacts):
+            events.append((s, float(np.nanmedian(bottom[s:e + 1]))))
     if not events:
         return unknown("no level seen in the clip: the subject never touches down or rests in view (a background "
                        "edge may be the far edge of the floor, not where the subject meets it)", required=req)
@@ -70,7 +96,8 @@ def _against_own_levels(track: Track, req: str, video: VideoContext) -> Measurem
     h = video.frames.shape[1]
     level = np.full(len(bottom), np.nan)
     ref_size = np.full(len(bottom), np.nan)
-    lowest, lowest_size = -np.inf, np.nan
+    ref_frame = np.full(len(bottom), -1)
+    lowest, lowest_size, lowest_frame = -np.inf, np.nan, -1
     j = 0
     for k in range(len(bottom)):
         while j < len(events) and events[j][0] <= k:
@@ -79,16 +106,24 @@ def _against_own_levels(track: Track, req: str, video: VideoContext) -> Measurem
             sunk_already = np.isfinite(lowest) and (b - lowest) / r > SINK_RADII and \
                 size_here / lowest_size < SINK_MAX_GROWTH
             if b > lowest and not sunk_already:  # a rest inside the floor is no new level
-                lowest = b
-                lowest_size = float(np.nanmedian(size[max(f - 1, 0):f + 2]))
+                lowest, lowest_size, lowest_frame = b, size_here, f
             j += 1
         if np.isfinite(lowest):
-            level[k], ref_size[k] = lowest, lowest_size
-    with np.errstate(invalid="ignore"):
+            level[k], ref_size[k], ref_frame[k] = lowest, lowest_size, lowest_frame
+    b = track.boxes_xyxy
+    aspect = (b[:, 2] - b[:, 0] + 1) / (b[:, 3] - b[:, 1] + 1)
+    safe = np.maximum(ref_frame, 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
         depth = (bottom - level) / r
         growth = size / ref_size
-        sunk = ok & (depth > SINK_RADII) & (growth < SINK_MAX_GROWTH) & (track.boxes_xyxy[:, 3] < h - 2)
-    long_runs = [(s, e) for s, e in runs(sunk) if e - s + 1 >= SINK_FRAMES]
+        # the whole body goes down as it was (its top with its bottom, same shape, hardly sideways): a body that
+        # topples toward the camera or turns stretches its box downward instead
+        top_drop = (b[:, 1] - b[safe, 1]) / r
+        same_shape = np.abs(np.log(aspect / aspect[safe])) < np.log(1.25)
+        sideways = np.abs(track.centroid_px[:, 0] - track.centroid_px[safe, 0]) / r
+        sunk = ok & (ref_frame >= 0) & (depth > SINK_RADII) & (growth < SINK_MAX_GROWTH) & (b[:, 3] < h - 2) \
+            & (top_drop > 0.75 * depth) & same_shape & (sideways < 1.0)
+    long_runs = [(s, e) for s, e in runs(sunk) if e - s + 1 >= SINK_FRAMES and not _falls_off(track, s, e, r)]
     if long_runs:
         s, e = long_runs[0][0], long_runs[-1][1]  # from the first sunk frame to the last
         return measurement("supported", req, f"bottom {float(np.nanmax(depth[sunk])):.1f} radii below the level "
