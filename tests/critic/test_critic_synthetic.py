@@ -89,7 +89,7 @@ def test_correct_two_drops_in_order_is_supported(components, tmp_path):
 @pytest.mark.parametrize("doctor, keyword", [
     (S.teleport, "continuity"),
     (S.hover, "support"),
-    (S.pass_through_floor, "penetration"),
+    (S.sink_through_floor, "penetration"),
     (S.vanish, "permanence"),
     (S.size_morph, "size"),
 ])

@@ -55,6 +55,20 @@ def penetration(op: MeasureOp, track: Track, other: Track | None, video: VideoCo
     return _against_own_levels(track, req, video)
 
 
+def _rolling_levels(track: Track, r: float, window: int = 6) -> list[tuple[int, float]]:
+    """Rows the subject rolls or slides along: ``window`` observed frames in a row whose bottom stays within half a
+    radius while the centre travels over two radii sideways (a surface holds it there) -> (first frame, row)."""
+    ok = observed(track) & ~np.asarray(track.touches_border, bool)
+    bottom = track.boxes_xyxy[:, 3]
+    x = track.centroid_px[:, 0]
+    for s, e in runs(ok):
+        for k in range(s, e - window + 2):
+            seg = slice(k, k + window)
+            if np.ptp(bottom[seg]) <= 0.5 * r and np.ptp(x[seg]) > 2.0 * r:
+                return [(k, float(np.median(bottom[seg])))]
+    return []
+
+
 def _falls_off(track: Track, s: int, e: int, r: float) -> bool:
     """Does the descent over frames ``s..e`` (with the frames just before) accelerate like a fall (over
     ``FALL_ACCEL_RADII`` radii/s^2)? Then the body left the edge of what it rested on (a table, a tower); a body
@@ -70,7 +84,7 @@ def _falls_off(track: Track, s: int, e: int, r: float) -> bool:
 
 
 def _against_own_levels(track: Track, req: str, video: VideoContext) -> Measurement:
-    """Sinks (supported) when, after touching down or resting at a level, the subject's bottom goes more than
+    """Sinks (supported) when, after touching down, resting or rolling at a level, the subject's bottom goes more than
     ``SINK_RADII`` below the lowest such level seen so far for ``SINK_FRAMES`` observed frames, in view, without
     growing as a body coming toward the camera would; stays out (contradicted) when it never does."""
     r = radius(track)
@@ -89,6 +103,7 @@ def _against_own_levels(track: Track, req: str, video: VideoContext) -> Measurem
         came_down = before.size and float(y[s] - np.nanmin(y[before])) / r >= 1.0
         if came_down or any(c.frame <= s + 1 for c in contacts):
             events.append((s, float(np.nanmedian(bottom[s:e + 1]))))
+    events += _rolling_levels(track, r)
     if not events:
         return unknown("no level seen in the clip: the subject never touches down or rests in view (a background "
                        "edge may be the far edge of the floor, not where the subject meets it)", required=req)
