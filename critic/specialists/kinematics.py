@@ -179,7 +179,9 @@ def floor_contacts(track: Track, *, min_drop_radii: float = 0.75, min_rebound_ra
                         if inside:
                             tc = inside[0]
                     bottom = float(track.boxes_xyxy[s + k, 3 if axis == 1 else 2])
-                    apex = j0 > 0 and dy[j0 - 1] < -0.05 * r
+                    # rising just before the descent (a flat frame or two at the apex allowed)
+                    before = dy[max(j0 - 3, 0):j0]
+                    apex = bool(before.size) and float(before.min()) < -0.05 * r and float(before.max()) <= 0.05 * r
                     out.append(Contact(frame=s + k, time_s=tc, kind=kind, drop_radii=float(drop),
                                        rebound_radii=float(max(rebound, 0.0)) if kind == "bounce" else 0.0,
                                        bottom_px=bottom, from_apex=bool(apex)))
