@@ -262,6 +262,15 @@ def pause_in_fall(clip: Synthetic, *, at: int = 5, length: int = 8) -> Synthetic
                    audio=None, contacts_s=[])
 
 
+def backwards(clip: Synthetic) -> Synthetic:
+    """The clip played backwards: the ball rises from where it rested, each rebound higher than the fall before
+    it, up to where it was released."""
+    b = clip.balls["ball"]
+    nb = replace(b, xy=b.xy[::-1].copy(), radius=b.radius[::-1].copy(), visible=b.visible[::-1].copy())
+    return replace(clip, frames=clip.frames[::-1].copy(), balls={"ball": nb}, audio=None, contacts_s=[],
+                   doctored_frames=(0, len(clip.frames) - 1))
+
+
 def vanish(clip: Synthetic, *, at: int = 7) -> Synthetic:
     """The ball disappears in mid-air at frame ``at`` and never comes back."""
     b = clip.balls["ball"]

@@ -5,12 +5,14 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from critic.specialists.counting import IdentityCounter
 from critic.specialists.measure import MEASURES, TrackMeasurer, check_measures
 from critic.specialists.tracking import BackgroundGrounder
-from critic.types import QUANTITIES, QUANTITY_SPECS, CountOp, Expect, GroundOp, MeasureOp, OperationInputs, SubjectSpec
+from critic.types import (QUANTITIES, QUANTITY_SPECS, CountOp, Expect, GroundOp, MeasureOp, OperationInputs, SubjectSpec,
+                          Track)
 from critic.video import context_from_arrays
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -221,3 +223,39 @@ def test_rolling_toward_the_camera_is_not_sinking():
     """A body coming toward the camera after landing moves down in the image while it grows: not a sinking."""
     clip = S.sink_through_floor(S.drop_clip(), grow=1.6)
     assert measure(clip, "penetration", holds=False).state == "supported"
+
+
+def test_a_fall_played_backwards_contradicts_support(drop):
+    """Played backwards, a drop is a ball gaining height from rest with nothing pushing it (time reversal keeps
+    the acceleration downward, so the fall's own shape does not show it)."""
+    m = measure(S.backwards(drop), "support")
+    assert m.state == "contradicted", (m.measured, m.reason)
+    assert m.window is not None and m.values
+
+
+def receding_track(merged_tail: int) -> Track:
+    """A ball rolling away from the camera (radius 10 -> 6 px over 32 frames at 16 fps) whose last
+    ``merged_tail`` frames are segmented together with a contrasting mat (box and area 2.5x)."""
+    t = 32
+    k = np.arange(t)
+    r = 10.0 - 4.0 * k / (t - 1)
+    x, y = 100.0 + 2 * k, 120.0 - 1.5 * k
+    area = np.pi * r ** 2
+    boxes = np.stack([x - r, y - r, x + r, y + r], axis=1)
+    if merged_tail:
+        area[-merged_tail:] *= 2.5
+        boxes[-merged_tail:, 2] += 2.5 * r[-merged_tail:]
+        boxes[-merged_tail:, 3] += 1.5 * r[-merged_tail:]
+    return Track(subject="ball", identity=0, boxes_xyxy=boxes, centroid_px=np.stack([x, y], 1), area_px=area,
+                 visible=np.ones(t, bool), coasted=np.zeros(t, bool), touches_border=np.zeros(t, bool),
+                 times_s=k / 16.0, meta={"binding": {"by": "color", "candidates": 1, "confident": True}})
+
+
+def test_away_from_the_camera_reads_size_robustly():
+    """The apparent size comes from the mask area over a quarter of the clip at each end: a few frames of the
+    ball's blob joined to a contrasting mat do not make a receding ball "not moving away"."""
+    video = context_from_arrays(np.zeros((32, 200, 300, 3), np.uint8), 16.0)
+    op = MeasureOp(id="m", subject="ball", quantity="direction", expect=Expect(direction="away"))
+    for tail in (0, 3):
+        m = TrackMeasurer().run(op, OperationInputs(tracks={"ball": [receding_track(tail)]}), video)
+        assert m.state == "supported", (tail, m.measured, m.reason)

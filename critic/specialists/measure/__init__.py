@@ -17,7 +17,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import numpy as np
+
 from critic.specialists.base import unknown
+from critic.specialists.kinematics import observed
 from critic.specialists.measure.bounce import bounce
 from critic.specialists.measure.common import Measure, Tolerances, for_expectation, pick, withhold_if_doubtful
 from critic.specialists.measure.contact import collision_response, contact
@@ -98,4 +101,13 @@ class TrackMeasurer:
                 result = found
         # every function reports the state of the property; the claim may assert it absent
         result = for_expectation(op, result)
+        if result.state == "contradicted" and result.window is None and result.values.get("property_state"):
+            # a property that held throughout contradicts its denial over the frames it was measured on
+            seen = np.flatnonzero(observed(track))
+            result = result.model_copy(update={"window": video.window(int(seen[0]), int(seen[-1]))})
+        if result.state == "contradicted" and result.window is None:
+            # a contradiction must point at the frames that show it
+            result = result.model_copy(update={"state": "unknown", "reason": "contradicted, but no window of frames "
+                                               "shows it: withheld", "values": {**result.values,
+                                                                                 "withheld": "contradicted"}})
         return withhold_if_doubtful(result, [track] + ([other] if other is not None else []))

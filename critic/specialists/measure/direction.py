@@ -9,14 +9,14 @@ from __future__ import annotations
 import numpy as np
 
 from critic.specialists.base import unknown
-from critic.specialists.kinematics import observed, radius, runs, size_radius, velocity
+from critic.specialists.kinematics import area_radius, observed, radius, runs, size_radius, velocity
 from critic.specialists.measure.common import Tolerances
 from critic.types import Cost, Measurement, MeasureOp, Track, VideoContext
 
 
 def direction(op: MeasureOp, track: Track, other: Track | None, video: VideoContext, tol: Tolerances) -> Measurement:
     """Moves in ``expect.direction`` (left/right/up/down/horizontal: net displacement over one radius along it;
-    toward/away: apparent size x1.15 from the first to the last frames). Window ``motion``: frames moving that way."""
+    toward/away: apparent size x1.15 from the first to the last quarter of the frames). Window ``motion``: frames moving that way."""
     d = op.expect.direction
     req = f"moves {d}" if op.expect.holds else f"does not move {d}"
     if d is None:
@@ -27,8 +27,11 @@ def direction(op: MeasureOp, track: Track, other: Track | None, video: VideoCont
     if idx.size < 2:
         return unknown("fewer than 2 observed frames", required=req)
     if d in ("toward", "away"):
-        rs = size_radius(track)
-        a, b = float(np.nanmedian(rs[idx[:3]])), float(np.nanmedian(rs[idx[-3:]]))
+        # apparent size from the mask area (any shape), as the median over the first and the last quarter of the
+        # observed frames: one frame's blob joined to a contrasting mat or a shadow does not decide it
+        rs = area_radius(track, window=5)
+        n = max(3, idx.size // 4)
+        a, b = float(np.nanmedian(rs[idx[:n]])), float(np.nanmedian(rs[idx[-n:]]))
         grow = b / a
         sign = 1 if d == "toward" else -1
         score = np.log(grow) * sign

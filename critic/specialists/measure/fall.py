@@ -134,15 +134,15 @@ def _rises_unaided(track: Track, r: float) -> list[tuple[int, int, str]]:
     out = []
     y = track.centroid_px[:, 1]
     for s, e in stationary_runs(track):
-        horizon = int(np.searchsorted(t, t[e] + 0.5))
+        horizon = int(np.searchsorted(t, t[e] + 1.0))
         for f in range(e + 1, min(horizon, len(t))):
             if not ok[f]:
                 break
             if (bottom[e] - bottom[f]) / r > 1.5:
-                # a body that rises moves there: the centre too, over three frames or more, in steps under a
-                # radius, at one size (a box that jumps in one frame is the segmentation, not the body)
-                steps = np.abs(np.diff(y[e:f + 1])) / r
-                if (f - e >= 3 and (y[e] - y[f]) / r > 1.5 and steps.max() < 1.0
+                # a body that rises moves there: the centre too, rising over the last three frames, at one size
+                # (a box that jumps in a frame or two is the segmentation, not the body)
+                climb = np.diff(y[max(f - 3, e):f + 1])
+                if (f - e >= 3 and (y[e] - y[f]) / r > 1.5 and climb.size >= 3 and (climb < 0).all()
                         and np.nanmax(size[e:f + 1]) / np.nanmin(size[e:f + 1]) < 1.2):
                     out.append((s, f, f"rises {(bottom[e] - bottom[f]) / r:.1f} radii from rest within "
                                       f"{t[f] - t[e]:.2f} s, with nothing launching it"))

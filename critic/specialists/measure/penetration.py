@@ -46,7 +46,9 @@ def penetration(op: MeasureOp, track: Track, other: Track | None, video: VideoCo
             return measurement("supported", req,
                                f"centres {float(np.nanmin(d[deep])) / r:.2f} radii apart while both seen",
                                window=video.window(s, e))
-        return measurement("contradicted", req, "never overlapping by more than half a radius") if both.any() else \
+        seen = np.flatnonzero(both)
+        return measurement("contradicted", req, "never overlapping by more than half a radius",
+                           window=video.window(int(seen[0]), int(seen[-1]))) if both.any() else \
             unknown("the two subjects are never seen together", required=req)
     if op.surface == "wall":
         return unknown("no wall geometry is measured offline",
@@ -146,5 +148,7 @@ def _against_own_levels(track: Track, req: str, video: VideoContext) -> Measurem
                            window=video.window(s, e), level_row_px=level[s], depth_radii=depth[s:e + 1].tolist())
     after = ok & np.isfinite(depth)
     lowest_depth = float(np.nanmax(depth[after])) if after.any() else 0.0
+    seen = np.flatnonzero(ok)
     return measurement("contradicted", req, f"never sinks below the level it touched or rested on (lowest "
-                       f"{lowest_depth:+.2f} radii)", levels_px=[b for _, b in events])
+                       f"{lowest_depth:+.2f} radii)", window=video.window(events[0][0], int(seen[-1])),
+                       levels_px=[b for _, b in events])
