@@ -6,7 +6,9 @@ Each render is split into a static background and one pixel layer per object (fr
 segmentation); a defect is made by re-compositing the layers: a teleport shifts an object from one frame on, a
 hover holds it in mid-air, a vanish hides it for some frames, an appearance adds a copy, a sinking object moves
 down through the level it rests on, a played-backwards segment reverses its frames, and so on. Clean copies are
-composited the same way (so compositing itself is never what the critic sees as a defect).
+composited the same way (so compositing itself is never what the critic sees as a defect). Third-party clips of
+correct physics (``tests/data/external``) are doctored the same way, with the object cut out by the offline
+tracker.
 
 Prints, per defect class, how many doctored clips the offline critic contradicts (recall, whole clip) and how
 many clean clips it contradicts (false alarms), with the claims that fired on the clean ones.
@@ -334,6 +336,74 @@ def build_cases(quick: bool) -> list[Case]:
     return cases
 
 
+#: third-party clips of correct physics (tests/data/external) with a prompt true of each, and the object's colour
+EXTERNAL = [("physion_neurips2021/tiles/drop.mp4", "A dark green cube drops onto a yellow mat."),
+            ("physion_neurips2021/tiles/roll.mp4", "A ball rolls across the floor.")]
+
+
+def external_cases(root: Path) -> list[Case]:
+    """Doctored copies of third-party clips: the main moving object is cut out by the offline tracker (its box,
+    and the pixels there that differ from the median background) and erased or pasted elsewhere."""
+    from critic.specialists.tracking import BackgroundGrounder, stitch
+
+    cases = []
+    for rel, prompt in EXTERNAL:
+        path = root / rel
+        if not path.is_file():
+            continue
+        video = load_video(path)
+        frames = np.asarray(video.frames[:100])
+        res = BackgroundGrounder().track_all(video)
+        tracks = stitch([t for t in res.tracks if t.visible.sum() >= 10], "object", res.colors_rgb)
+        tr = max(tracks, key=lambda t: float(np.nanmax(t.centroid_px[:, 0]) - np.nanmin(t.centroid_px[:, 0])
+                                             + np.nanmax(t.centroid_px[:, 1]) - np.nanmin(t.centroid_px[:, 1])))
+        bg = res.background
+        t_count = len(frames)
+        h, w = frames.shape[1:3]
+
+        def mask(k):
+            m = np.zeros((h, w), bool)
+            if k >= len(tr.visible) or not (tr.visible[k] or tr.coasted[k]):
+                return m
+            x0, y0, x1, y1 = (int(round(v)) for v in tr.boxes_xyxy[k])
+            x0, y0, x1, y1 = max(x0 - 2, 0), max(y0 - 2, 0), min(x1 + 3, w), min(y1 + 3, h)
+            diff = np.abs(frames[k, y0:y1, x0:x1].astype(int) - bg[y0:y1, x0:x1].astype(int)).max(axis=-1)
+            m[y0:y1, x0:x1] = diff > 25
+            return m
+
+        masks = [mask(k) for k in range(t_count)]
+        moving = [k for k in range(1, t_count) if masks[k].any()
+                  and np.linalg.norm(tr.centroid_px[k] - tr.centroid_px[k - 1]) > 1.0]
+        if len(moving) < 6:
+            continue
+        k0 = moving[len(moving) // 3]
+        r = max(float(tr.radius_px), 4.0)
+
+        def redo(spec):
+            """``spec(k)`` -> (source frame, dx) or None (erased) for each frame from ``k0`` on."""
+            out = frames.copy()
+            for k in range(k0, t_count):
+                out[k][masks[k]] = bg[masks[k]]
+                how = spec(k)
+                if how is None:
+                    continue
+                src, dx = how
+                ys, xs = np.nonzero(masks[src])
+                xs2 = np.clip(xs + int(round(dx)), 0, w - 1)
+                out[k, ys, xs2] = frames[src, ys, xs]
+            return out
+
+        n = 10
+        name = Path(rel).stem
+        cases += [Case("clean", f"ext_{name}", prompt, frames, video.fps),
+                  Case("teleport", f"ext_{name}", prompt, redo(lambda k: (k, 6 * r if tr.centroid_px[k0, 0] < w / 2
+                                                                          else -6 * r)), video.fps),
+                  Case("vanish", f"ext_{name}", prompt, redo(lambda k: None if k < k0 + n else (k, 0.0)), video.fps),
+                  Case("hover" if name == "drop" else "freeze", f"ext_{name}", prompt,
+                       redo(lambda k: (k0, 0.0) if k < k0 + n else (k - n, 0.0)), video.fps)]
+    return cases
+
+
 def judge(case: Case, tmp: Path, verbose: bool) -> tuple[str, list[str], float, float]:
     """Encode the clip, critique it with the offline components; -> verdict, contradicted claim texts, decode s,
     critique s (operations + aggregation)."""
@@ -371,6 +441,8 @@ def main() -> None:
         CFG = compose(config_name="critic_app", overrides=["report=false", "progress=false"])
     t0 = time.perf_counter()
     cases = build_cases(args.quick)
+    if not args.quick:
+        cases += external_cases(Path(__file__).resolve().parents[1] / "tests" / "data" / "external")
     if args.only:
         keep = set(args.only.split(",")) | {"clean"}
         cases = [c for c in cases if c.cls in keep]

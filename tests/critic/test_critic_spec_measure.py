@@ -94,6 +94,7 @@ def test_contact_with_the_floor_has_a_window(drop):
 @pytest.mark.parametrize("doctor, quantity", [
     (S.teleport, "continuity"), (S.hover, "support"), (S.hover, "free_fall"), (S.sink_through_floor, "penetration"),
     (S.vanish, "permanence"), (S.size_morph, "size_constancy"), (S.pause_in_fall, "support"),
+    (S.pause_in_fall, "continuity"),
     (S.extra_object, "permanence"),
 ])
 def test_doctored_measurement_is_contradicted_in_the_doctored_window(drop, doctor, quantity):

@@ -12,7 +12,7 @@ import numpy as np
 from critic.specialists.base import unknown
 from collections.abc import Callable, Sequence
 
-from critic.specialists.kinematics import observed, radius, runs
+from critic.specialists.kinematics import observed, radius, runs, stationary_runs
 from critic.specialists.measure.common import Tolerances, measurement
 from critic.types import Measurement, MeasureOp, Track, VideoContext
 
@@ -57,6 +57,12 @@ def continuity(op: MeasureOp, track: Track, other: Track | None, video: VideoCon
     dt = float(np.median(np.diff(t))) if len(t) > 1 else 0.0
     skipped = [j for j in jumps if dt > 0 and (t[j[1]] - t[j[0]]) > 1.5 * dt * (j[1] - j[0])]
     jumps = [j for j in jumps if j not in skipped]
+    freezes = _freezes(track, r)
+    if freezes and not jumps:
+        s, e, v0, v1 = freezes[0]
+        return measurement("contradicted", req, f"stops dead for {t[e] - t[s]:.2f} s (frames {s}-{e}) between "
+                           f"{v0:.1f} and {v1:.1f} radii/s the same way, with no braking and no push",
+                           window=video.window(s, e), freezes=[list(f[:2]) for f in freezes])
     if jumps:
         a, b, size = max(jumps, key=lambda j: j[2])
         return measurement("contradicted", req, f"jump of {size:.1f} radii between frames {a} and {b}",
@@ -67,6 +73,29 @@ def continuity(op: MeasureOp, track: Track, other: Track | None, video: VideoCon
         return unknown(f"{len(skipped)} jump(s) across a long frame interval (variable frame rate): not judged",
                        required=req, skipped=skipped)
     return measurement("supported", req, "no jump beyond the neighbouring velocities", radius_px=r)
+
+
+def _freezes(track: Track, r: float) -> list[tuple[int, int, float, float]]:
+    """Stationary runs entered and left at speed the same way: moving at over 3 radii/s up to the frame before
+    the stop, and at a similar velocity (within x1.6, within 45 degrees) from the frame after it. A body brakes
+    over several frames and needs a push to move again; one that stops dead and carries on as before has been
+    frozen in time (a held frame). -> (first, last frame, speed before, speed after) radii/s."""
+    c = track.centroid_px
+    t = track.times_s
+    ok = observed(track)
+    out = []
+    for s, e in stationary_runs(track):
+        if s < 2 or e + 2 >= len(c) or not (ok[s - 2:s + 1].all() and ok[e:e + 3].all()):
+            continue
+        v0 = (c[s] - c[s - 2]) / (t[s] - t[s - 2]) / r
+        v1 = (c[e + 2] - c[e]) / (t[e + 2] - t[e]) / r
+        n0, n1 = float(np.linalg.norm(v0)), float(np.linalg.norm(v1))
+        if min(n0, n1) < 3.0 or max(n0, n1) > 1.6 * min(n0, n1):
+            continue
+        if float(np.dot(v0, v1)) / (n0 * n1) < np.cos(np.radians(45)):
+            continue
+        out.append((s, e, n0, n1))
+    return out
 
 
 def permanence(op: MeasureOp, track: Track, other: Track | None, video: VideoContext, tol: Tolerances) -> Measurement:
