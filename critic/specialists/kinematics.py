@@ -6,11 +6,31 @@ radii (``Track.radius_px``) so no scene calibration is needed.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
 
 from critic.types import Track
+
+
+def _per_track(fn):
+    """Remember ``fn(track, ...)`` on the track itself: a Track is immutable, and the measurements of one clip
+    ask for the same contacts, runs and radii many times. Arrays come back read-only, lists as copies."""
+
+    @functools.wraps(fn)
+    def wrapper(track: Track, *args, **kwargs):
+        memo = track.__dict__.setdefault("_kinematics_memo", {})
+        key = (fn.__name__, args, tuple(sorted(kwargs.items())))
+        if key not in memo:
+            value = fn(track, *args, **kwargs)
+            if isinstance(value, np.ndarray):
+                value.setflags(write=False)
+            memo[key] = value
+        value = memo[key]
+        return list(value) if isinstance(value, list) else value
+
+    return wrapper
 
 
 def runs(mask: np.ndarray) -> list[tuple[int, int]]:
@@ -22,6 +42,7 @@ def runs(mask: np.ndarray) -> list[tuple[int, int]]:
     return [(int(s), int(e)) for s, e in zip(starts, ends)]
 
 
+@_per_track
 def size_radius(track: Track) -> np.ndarray:
     """Per-frame size radius (px): half the smaller box side, robust to motion blur (which stretches the box
     along the motion) -> (T,), NaN where not visible."""
@@ -30,6 +51,7 @@ def size_radius(track: Track) -> np.ndarray:
     return np.where(track.visible, r, np.nan)
 
 
+@_per_track
 def area_radius(track: Track, window: int = 3) -> np.ndarray:
     """Per-frame radius of the circle with the blob's area (px), the median over ``window`` consecutive visible
     frames -> (T,), NaN where not visible. The mask area measures the size of any shape (a cube, a domino lying or
@@ -44,6 +66,7 @@ def area_radius(track: Track, window: int = 3) -> np.ndarray:
     return out
 
 
+@_per_track
 def radius(track: Track) -> float:
     """The subject's unit length (px): the median over visible frames not touching the border of the larger of
     the size radius (half the smaller box side: a ball's radius, robust to motion blur) and the area radius (a
@@ -78,6 +101,7 @@ def velocity(track: Track) -> np.ndarray:
     return v
 
 
+@_per_track
 def stationary_runs(track: Track, *, max_speed_radii_per_frame: float = 0.12, min_frames: int = 4,
                     min_seconds: float = 0.2) -> list[tuple[int, int]]:
     """Runs of observed frames where the subject moves less than ``max_speed`` radii per frame."""
@@ -124,6 +148,7 @@ def _fit(t: np.ndarray, y: np.ndarray) -> np.ndarray | None:
     return np.polyfit(t, y, 2)
 
 
+@_per_track
 def floor_contacts(track: Track, *, min_drop_radii: float = 0.75, min_rebound_radii: float = 0.3,
                    axis: int = 1) -> list[Contact]:
     """Down->up reversals (bounces) and down->stop landings along ``axis`` (1: image y, the floor; 0: x,
