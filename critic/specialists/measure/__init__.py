@@ -3,7 +3,9 @@
 Displacements are in the subject's radii (``kinematics.radius``), times from the container. Every answer
 states what was required and what was measured, and the event windows found (``QuantitySpec.events``). The
 tolerances are chosen so that a correct clip is never contradicted by tracking noise; where a check cannot tell
-(no floor line, the subject left the frame, slow motion for a magnitude), the state is unknown with the reason. A
+(no level the subject touched, the subject left the frame, slow motion for a magnitude), the state is unknown with
+the reason. Each function reports whether the quantity's property holds; the claim's state follows from its
+``expect.holds`` (``common.for_expectation``), the same way for every quantity. A
 track whose binding to its subject is not firm (``tracking.grounding_doubt``) gives unknown whatever it measured:
 the measurement may be about another object.
 
