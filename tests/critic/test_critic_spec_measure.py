@@ -94,7 +94,6 @@ def test_contact_with_the_floor_has_a_window(drop):
 @pytest.mark.parametrize("doctor, quantity", [
     (S.teleport, "continuity"), (S.hover, "support"), (S.hover, "free_fall"), (S.sink_through_floor, "penetration"),
     (S.vanish, "permanence"), (S.size_morph, "size_constancy"), (S.pause_in_fall, "support"),
-    (S.pause_in_fall, "continuity"),
     (S.extra_object, "permanence"),
 ])
 def test_doctored_measurement_is_contradicted_in_the_doctored_window(drop, doctor, quantity):
@@ -260,3 +259,24 @@ def test_away_from_the_camera_reads_size_robustly():
     for tail in (0, 3):
         m = TrackMeasurer().run(op, OperationInputs(tracks={"ball": [receding_track(tail)]}), video)
         assert m.state == "supported", (tail, m.measured, m.reason)
+
+
+def rolling_track(hold: int) -> Track:
+    """A ball (radius 5 px) rolling right at 5 px per frame at 16 fps, held still for ``hold`` frames from frame 12
+    and then rolling on at the same speed (a frozen stretch of the clip)."""
+    t = 40
+    pos = np.concatenate([np.arange(12), np.full(hold, 11), np.arange(12, t - hold)])[:t] * 5.0 + 20.0
+    xy = np.stack([pos, np.full(t, 100.0)], 1)
+    return Track(subject="ball", identity=0, boxes_xyxy=np.concatenate([xy - 5, xy + 5], 1), centroid_px=xy,
+                 area_px=np.full(t, np.pi * 25), visible=np.ones(t, bool), coasted=np.zeros(t, bool),
+                 touches_border=np.zeros(t, bool), times_s=np.arange(t) / 16.0,
+                 meta={"binding": {"by": "color", "candidates": 1, "confident": True}})
+
+
+def test_a_dead_stop_resumed_at_the_same_speed_breaks_continuity():
+    video = context_from_arrays(np.zeros((40, 200, 300, 3), np.uint8), 16.0)
+    op = MeasureOp(id="m", subject="ball", quantity="continuity")
+    frozen = TrackMeasurer().run(op, OperationInputs(tracks={"ball": [rolling_track(8)]}), video)
+    assert frozen.state == "contradicted" and (frozen.window.start_frame, frozen.window.end_frame) == (11, 19)
+    smooth = TrackMeasurer().run(op, OperationInputs(tracks={"ball": [rolling_track(0)]}), video)
+    assert smooth.state == "supported"

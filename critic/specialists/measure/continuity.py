@@ -57,7 +57,7 @@ def continuity(op: MeasureOp, track: Track, other: Track | None, video: VideoCon
     dt = float(np.median(np.diff(t))) if len(t) > 1 else 0.0
     skipped = [j for j in jumps if dt > 0 and (t[j[1]] - t[j[0]]) > 1.5 * dt * (j[1] - j[0])]
     jumps = [j for j in jumps if j not in skipped]
-    freezes = _freezes(track, r)
+    freezes = [] if video.sanity.likely_slow_motion else _freezes(track, r)
     if freezes and not jumps:
         s, e, v0, v1 = freezes[0]
         return measurement("contradicted", req, f"stops dead for {t[e] - t[s]:.2f} s (frames {s}-{e}) between "
@@ -76,25 +76,31 @@ def continuity(op: MeasureOp, track: Track, other: Track | None, video: VideoCon
 
 
 def _freezes(track: Track, r: float) -> list[tuple[int, int, float, float]]:
-    """Stationary runs entered and left at speed the same way: moving at over 3 radii/s up to the frame before
-    the stop, and at a similar velocity (within x1.6, within 45 degrees) from the frame after it. A body brakes
-    over several frames and needs a push to move again; one that stops dead and carries on as before has been
-    frozen in time (a held frame). -> (first, last frame, speed before, speed after) radii/s."""
+    """Short stationary runs (under 0.8 s) entered and left at a steady speed the same way: moving at over 4
+    radii/s at one velocity over the four frames before the stop and at a similar velocity (within x1.4, within 30
+    degrees) over the four frames after it. A body brakes over several frames and needs a push to move again; one
+    that stops dead and carries on as before has been frozen in time (held frames).
+    -> (first, last frame, speed before, speed after) radii/s."""
     c = track.centroid_px
     t = track.times_s
     ok = observed(track)
+
+    def vel(a: int, b: int) -> np.ndarray:
+        return (c[b] - c[a]) / (t[b] - t[a]) / r
+
+    def alike(u: np.ndarray, v: np.ndarray) -> bool:
+        nu, nv = float(np.linalg.norm(u)), float(np.linalg.norm(v))
+        return (min(nu, nv) >= 4.0 and max(nu, nv) <= 1.4 * min(nu, nv)
+                and float(np.dot(u, v)) / (nu * nv) >= np.cos(np.radians(30)))
+
     out = []
     for s, e in stationary_runs(track):
-        if s < 2 or e + 2 >= len(c) or not (ok[s - 2:s + 1].all() and ok[e:e + 3].all()):
+        if s < 4 or e + 4 >= len(c) or not (ok[s - 4:s + 1].all() and ok[e:e + 5].all()) or t[e] - t[s] > 0.8:
             continue
-        v0 = (c[s] - c[s - 2]) / (t[s] - t[s - 2]) / r
-        v1 = (c[e + 2] - c[e]) / (t[e + 2] - t[e]) / r
-        n0, n1 = float(np.linalg.norm(v0)), float(np.linalg.norm(v1))
-        if min(n0, n1) < 3.0 or max(n0, n1) > 1.6 * min(n0, n1):
-            continue
-        if float(np.dot(v0, v1)) / (n0 * n1) < np.cos(np.radians(45)):
-            continue
-        out.append((s, e, n0, n1))
+        before, before_early = vel(s - 2, s), vel(s - 4, s - 2)
+        after, after_late = vel(e, e + 2), vel(e + 2, e + 4)
+        if alike(before, before_early) and alike(after, after_late) and alike(before, after):
+            out.append((s, e, float(np.linalg.norm(before)), float(np.linalg.norm(after))))
     return out
 
 
