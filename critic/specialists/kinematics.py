@@ -6,11 +6,31 @@ radii (``Track.radius_px``) so no scene calibration is needed.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
 
 from critic.types import Track
+
+
+def _per_track(fn):
+    """Remember ``fn(track, ...)`` on the track itself: a Track is immutable, and the measurements of one clip
+    ask for the same contacts, runs and radii many times. Arrays come back read-only, lists as copies."""
+
+    @functools.wraps(fn)
+    def wrapper(track: Track, *args, **kwargs):
+        memo = track.__dict__.setdefault("_kinematics_memo", {})
+        key = (fn.__name__, args, tuple(sorted(kwargs.items())))
+        if key not in memo:
+            value = fn(track, *args, **kwargs)
+            if isinstance(value, np.ndarray):
+                value.setflags(write=False)
+            memo[key] = value
+        value = memo[key]
+        return list(value) if isinstance(value, list) else value
+
+    return wrapper
 
 
 def runs(mask: np.ndarray) -> list[tuple[int, int]]:
@@ -22,6 +42,7 @@ def runs(mask: np.ndarray) -> list[tuple[int, int]]:
     return [(int(s), int(e)) for s, e in zip(starts, ends)]
 
 
+@_per_track
 def size_radius(track: Track) -> np.ndarray:
     """Per-frame size radius (px): half the smaller box side, robust to motion blur (which stretches the box
     along the motion) -> (T,), NaN where not visible."""
@@ -30,9 +51,27 @@ def size_radius(track: Track) -> np.ndarray:
     return np.where(track.visible, r, np.nan)
 
 
+@_per_track
+def area_radius(track: Track, window: int = 3) -> np.ndarray:
+    """Per-frame radius of the circle with the blob's area (px), the median over ``window`` consecutive visible
+    frames -> (T,), NaN where not visible. The mask area measures the size of any shape (a cube, a domino lying or
+    standing) and, taken over a few frames, does not follow one badly segmented frame (a shadow or a contrasting
+    mat joined to the blob, a frame cut short by blur)."""
+    a = np.where(np.asarray(track.visible, bool) & (np.asarray(track.area_px) > 0),
+                 np.sqrt(np.maximum(np.asarray(track.area_px, float), 0.0) / np.pi), np.nan)
+    out = np.full(len(a), np.nan)
+    half = window // 2
+    for k in np.flatnonzero(np.isfinite(a)):
+        out[k] = float(np.nanmedian(a[max(k - half, 0):k + half + 1]))
+    return out
+
+
+@_per_track
 def radius(track: Track) -> float:
-    """The subject's unit length (px): median size radius over visible frames not touching the border."""
-    r = size_radius(track)
+    """The subject's unit length (px): the median over visible frames not touching the border of the larger of
+    the size radius (half the smaller box side: a ball's radius, robust to motion blur) and the area radius (a
+    thin or tumbling body, whose smaller box side is only its thickness)."""
+    r = np.fmax(size_radius(track), area_radius(track, window=1))
     ok = track.visible & ~track.touches_border & np.isfinite(r)
     if ok.sum() < 2:
         ok = track.visible & np.isfinite(r)
@@ -62,6 +101,7 @@ def velocity(track: Track) -> np.ndarray:
     return v
 
 
+@_per_track
 def stationary_runs(track: Track, *, max_speed_radii_per_frame: float = 0.12, min_frames: int = 4,
                     min_seconds: float = 0.2) -> list[tuple[int, int]]:
     """Runs of observed frames where the subject moves less than ``max_speed`` radii per frame."""
@@ -90,7 +130,8 @@ class Contact:
     ``frame``: the observed frame nearest the contact; ``time_s``: sub-frame contact time (intersection of
     the parabolas fitted before and after, when both sides have >= 3 samples); ``kind``: "bounce" or "land";
     ``drop_radii`` the descent before, ``rebound_radii`` the ascent after (0 for a landing); ``bottom_px``
-    the subject's lowest point (y of the box bottom) at the contact frame."""
+    the subject's lowest point (y of the box bottom) at the contact frame; ``from_apex``: the descent began at an
+    apex seen in the clip (it rose, stopped and came down), so it started with no vertical speed."""
 
     frame: int
     time_s: float
@@ -98,6 +139,7 @@ class Contact:
     drop_radii: float
     rebound_radii: float
     bottom_px: float
+    from_apex: bool = False
 
 
 def _fit(t: np.ndarray, y: np.ndarray) -> np.ndarray | None:
@@ -106,6 +148,7 @@ def _fit(t: np.ndarray, y: np.ndarray) -> np.ndarray | None:
     return np.polyfit(t, y, 2)
 
 
+@_per_track
 def floor_contacts(track: Track, *, min_drop_radii: float = 0.75, min_rebound_radii: float = 0.3,
                    axis: int = 1) -> list[Contact]:
     """Down->up reversals (bounces) and down->stop landings along ``axis`` (1: image y, the floor; 0: x,
@@ -161,9 +204,12 @@ def floor_contacts(track: Track, *, min_drop_radii: float = 0.75, min_rebound_ra
                         if inside:
                             tc = inside[0]
                     bottom = float(track.boxes_xyxy[s + k, 3 if axis == 1 else 2])
+                    # rising just before the descent (a flat frame or two at the apex allowed)
+                    before = dy[max(j0 - 3, 0):j0]
+                    apex = bool(before.size) and float(before.min()) < -0.05 * r and float(before.max()) <= 0.05 * r
                     out.append(Contact(frame=s + k, time_s=tc, kind=kind, drop_radii=float(drop),
                                        rebound_radii=float(max(rebound, 0.0)) if kind == "bounce" else 0.0,
-                                       bottom_px=bottom))
+                                       bottom_px=bottom, from_apex=bool(apex)))
                     k = max(k + 1, j1)
                     continue
             k += 1

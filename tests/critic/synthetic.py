@@ -235,6 +235,42 @@ def pass_through_floor(clip: Synthetic) -> Synthetic:
                    doctored_frames=(int(below[0]), int(below[-1])), audio=None)
 
 
+def sink_through_floor(clip: Synthetic, *, at: int = 34, depth_radii: float = 2.0, frames: int = 6,
+                       grow: float = 1.0) -> Synthetic:
+    """After it has come to rest, the ball moves down through the floor it rests on (drawn over the floor) by
+    ``depth_radii`` radii over ``frames`` frames. ``grow`` > 1 makes it swell as it goes, as a ball rolling toward
+    the camera would (a correct clip, then)."""
+    b = clip.balls["ball"]
+    t_count = len(clip.frames)
+    ramp = np.clip((np.arange(t_count) - at + 1) / frames, 0.0, 1.0)
+    r = b.radius * (1.0 + (grow - 1.0) * ramp)
+    xy = b.xy.copy()
+    xy[:, 1] += depth_radii * RADIUS * ramp + (r - b.radius)
+    nb = replace(b, xy=xy, radius=r)
+    return replace(clip, frames=_redraw(clip, [nb]), balls={"ball": nb}, doctored_frames=(at, t_count - 1),
+                   audio=None)
+
+
+def pause_in_fall(clip: Synthetic, *, at: int = 5, length: int = 8) -> Synthetic:
+    """The falling ball stops in mid-air at frame ``at`` for ``length`` frames before its first contact, then
+    carries on falling."""
+    b = clip.balls["ball"]
+    t_count = len(clip.frames)
+    idx = np.concatenate([np.arange(at + 1), np.full(length, at), np.arange(at + 1, t_count)])[:t_count]
+    nb = replace(b, xy=b.xy[idx].copy())
+    return replace(clip, frames=_redraw(clip, [nb]), balls={"ball": nb}, doctored_frames=(at, at + length),
+                   audio=None, contacts_s=[])
+
+
+def backwards(clip: Synthetic) -> Synthetic:
+    """The clip played backwards: the ball rises from where it rested, each rebound higher than the fall before
+    it, up to where it was released."""
+    b = clip.balls["ball"]
+    nb = replace(b, xy=b.xy[::-1].copy(), radius=b.radius[::-1].copy(), visible=b.visible[::-1].copy())
+    return replace(clip, frames=clip.frames[::-1].copy(), balls={"ball": nb}, audio=None, contacts_s=[],
+                   doctored_frames=(0, len(clip.frames) - 1))
+
+
 def vanish(clip: Synthetic, *, at: int = 7) -> Synthetic:
     """The ball disappears in mid-air at frame ``at`` and never comes back."""
     b = clip.balls["ball"]

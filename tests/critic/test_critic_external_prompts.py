@@ -20,7 +20,7 @@ from critic.specialists.counting import IdentityCounter
 from critic.specialists.measure import TrackMeasurer
 from critic.specialists.tracking import (BackgroundGrounder, binding_doubt, binding_evidence, floor_row,
                                          grounding_doubt, identity_doubt, stitch)
-from critic.types import CountOp, GroundOp, MeasureOp, OperationInputs, SubjectSpec, Track
+from critic.types import QUANTITY_SPECS, CountOp, Expect, GroundOp, MeasureOp, OperationInputs, SubjectSpec, Track
 from critic.video import load_video
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -129,8 +129,11 @@ def test_every_tracked_object_passes_the_rigid_instruments(decoded, clip):
                    area_px=tr.area_px, visible=tr.visible, coasted=tr.coasted, touches_border=tr.touches_border,
                    times_s=tr.times_s, backend=tr.backend, meta={**tr.meta, "floor_row_px": floor})
         for q in RIGID_QUANTITIES:
-            m = measurer.run(MeasureOp(id="o1", subject="object", quantity=q), OperationInputs(tracks={"object": [tr]}),
-                             video)
+            # the implicit obligation's expectation (penetration: the object does *not* pass into the floor)
+            m = measurer.run(MeasureOp(id="o1", subject="object", quantity=q,
+                                       expect=QUANTITY_SPECS[q].implicit.expect if QUANTITY_SPECS[q].implicit
+                                       else Expect()),
+                             OperationInputs(tracks={"object": [tr]}), video)
             if m.state == "contradicted":
                 bad.append((tr.meta.get("tracklets"), q, m.measured))
     assert not bad, bad

@@ -5,18 +5,27 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from critic.specialists.counting import IdentityCounter
 from critic.specialists.measure import MEASURES, TrackMeasurer, check_measures
 from critic.specialists.tracking import BackgroundGrounder
-from critic.types import QUANTITIES, QUANTITY_SPECS, CountOp, Expect, GroundOp, MeasureOp, OperationInputs, SubjectSpec
+from critic.types import (QUANTITIES, QUANTITY_SPECS, CountOp, Expect, GroundOp, MeasureOp, OperationInputs, SubjectSpec,
+                          Track)
 from critic.video import context_from_arrays
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import synthetic as S  # noqa: E402
 
 COLOR = {"ball": "red", "red": "red", "blue": "blue"}
+
+
+def presumed(quantity):
+    """The expectation a clean clip satisfies: the implicit one where the registry has it (penetration: the
+    subject does *not* pass into the floor), else the property asserted."""
+    spec = QUANTITY_SPECS[quantity]
+    return spec.implicit.expect.model_dump(exclude_none=True) if spec.implicit is not None else {}
 
 
 def measure(clip, quantity, subject="ball", other=None, video=None, **expect):
@@ -47,7 +56,7 @@ def test_measured_event_windows_are_the_registered_ones(drop, quantity):
     """The event windows the validator lets temporal operations refer to (``QuantitySpec.events``) are the ones
     the measurer produces: on the clean drop every quantity finds exactly its registered events."""
     spec = QUANTITY_SPECS[quantity]
-    m = measure(drop, quantity, **({"direction": "right"} if spec.directional else {}))
+    m = measure(drop, quantity, **({"direction": "right"} if spec.directional else {}), **presumed(quantity))
     assert m.state == "supported", (m.measured, m.reason)
     assert set(m.windows) == set(spec.events)
 
@@ -55,7 +64,7 @@ def test_measured_event_windows_are_the_registered_ones(drop, quantity):
 @pytest.mark.parametrize("quantity", ["free_fall", "support", "bounce", "penetration", "continuity", "permanence",
                                       "size_constancy", "rest"])
 def test_correct_drop_supports_every_measurement(drop, quantity):
-    m = measure(drop, quantity)
+    m = measure(drop, quantity, **presumed(quantity))
     assert m.state == "supported", (m.measured, m.reason)
     assert m.required and m.measured
 
@@ -83,12 +92,13 @@ def test_contact_with_the_floor_has_a_window(drop):
 
 
 @pytest.mark.parametrize("doctor, quantity", [
-    (S.teleport, "continuity"), (S.hover, "support"), (S.hover, "free_fall"), (S.pass_through_floor, "penetration"),
-    (S.vanish, "permanence"), (S.size_morph, "size_constancy"),
+    (S.teleport, "continuity"), (S.hover, "support"), (S.hover, "free_fall"), (S.sink_through_floor, "penetration"),
+    (S.vanish, "permanence"), (S.size_morph, "size_constancy"), (S.pause_in_fall, "support"),
+    (S.extra_object, "permanence"),
 ])
 def test_doctored_measurement_is_contradicted_in_the_doctored_window(drop, doctor, quantity):
     clip = doctor(drop)
-    m = measure(clip, quantity)
+    m = measure(clip, quantity, **presumed(quantity))
     assert m.state == "contradicted", (m.measured, m.reason)
     a0, a1 = m.window.start_frame, m.window.end_frame
     b0, b1 = clip.doctored_frames
@@ -167,3 +177,108 @@ def test_jump_across_a_long_frame_interval_is_not_a_teleport():
     assert video.sanity.vfr
     sub = S.Synthetic(**{**clip.__dict__, "frames": frames})
     assert measure(sub, "continuity", video=video).state != "contradicted"
+
+
+# One clean clip per quantity on which the property holds, and what the claim needs besides the quantity.
+HOLDS_ON = {
+    "free_fall": ("drop", {}), "support": ("drop", {}), "bounce": ("drop", {}), "continuity": ("drop", {}),
+    "permanence": ("drop", {}), "size_constancy": ("drop", {}), "direction": ("drop", {"direction": "right"}),
+    "rest": ("drop", {}), "contact": ("drop", {}), "collision_response": ("collision", {}),
+    "penetration": ("sink", {}),
+}
+
+
+@pytest.mark.parametrize("quantity", QUANTITIES)
+def test_every_quantity_honours_a_claim_that_asserts_it_absent(drop, quantity):
+    """Negation is the claim's business, never ignored: for every quantity of the registry, the same clip gives
+    opposite firm states to "it does X" and "it does not X" ("a red ball does not fall" is contradicted by a
+    falling ball), and a contradiction keeps the measured evidence."""
+    assert set(HOLDS_ON) == set(QUANTITY_SPECS)
+    which, extra = HOLDS_ON[quantity]
+    clip = {"drop": drop, "collision": S.collision_clip(), "sink": S.sink_through_floor(drop)}[which]
+    pair = {"subject": "red", "other": "blue"} if which == "collision" else {}
+    present = measure(clip, quantity, holds=True, **pair, **extra)
+    absent = measure(clip, quantity, holds=False, **pair, **extra)
+    assert present.state == "supported", (present.measured, present.reason)
+    assert absent.state == "contradicted", (absent.measured, absent.reason)
+    assert absent.measured and absent.required != present.required or quantity in ("continuity", "permanence",
+                                                                                    "size_constancy", "support",
+                                                                                    "collision_response")
+    assert absent.values.get("property_state") == "supported"
+
+
+def test_a_ball_that_does_not_fall_supports_the_negated_claim(drop):
+    still = S.drop_clip(y0=S.FLOOR_Y - S.RADIUS, vx=0.0)  # resting on the floor throughout
+    assert measure(still, "free_fall", holds=False).state == "supported"
+    assert measure(drop, "free_fall", holds=False).state == "contradicted"
+
+
+def test_leaving_the_frame_below_a_floor_line_is_not_penetration(drop):
+    """The background's floor line may be the far edge of a floor seen in perspective: a ball that falls out of
+    the bottom of the frame without touching down was once contradicted as "below the floor". Only a level the
+    ball touched or rested on can be passed into; with none seen, the answer is unknown."""
+    clip = S.pass_through_floor(drop)
+    assert measure(clip, "penetration", holds=False).state == "unknown"
+
+
+def test_rolling_toward_the_camera_is_not_sinking():
+    """A body coming toward the camera after landing moves down in the image while it grows: not a sinking."""
+    clip = S.sink_through_floor(S.drop_clip(), grow=1.6)
+    assert measure(clip, "penetration", holds=False).state == "supported"
+
+
+def test_a_fall_played_backwards_contradicts_support(drop):
+    """Played backwards, a drop is a ball gaining height from rest with nothing pushing it (time reversal keeps
+    the acceleration downward, so the fall's own shape does not show it)."""
+    m = measure(S.backwards(drop), "support")
+    assert m.state == "contradicted", (m.measured, m.reason)
+    assert m.window is not None and m.values
+
+
+def receding_track(merged_tail: int) -> Track:
+    """A ball rolling away from the camera (radius 10 -> 6 px over 32 frames at 16 fps) whose last
+    ``merged_tail`` frames are segmented together with a contrasting mat (box and area 2.5x)."""
+    t = 32
+    k = np.arange(t)
+    r = 10.0 - 4.0 * k / (t - 1)
+    x, y = 100.0 + 2 * k, 120.0 - 1.5 * k
+    area = np.pi * r ** 2
+    boxes = np.stack([x - r, y - r, x + r, y + r], axis=1)
+    if merged_tail:
+        area[-merged_tail:] *= 2.5
+        boxes[-merged_tail:, 2] += 2.5 * r[-merged_tail:]
+        boxes[-merged_tail:, 3] += 1.5 * r[-merged_tail:]
+    return Track(subject="ball", identity=0, boxes_xyxy=boxes, centroid_px=np.stack([x, y], 1), area_px=area,
+                 visible=np.ones(t, bool), coasted=np.zeros(t, bool), touches_border=np.zeros(t, bool),
+                 times_s=k / 16.0, meta={"binding": {"by": "color", "candidates": 1, "confident": True}})
+
+
+def test_away_from_the_camera_reads_size_robustly():
+    """The apparent size comes from the mask area over a quarter of the clip at each end: a few frames of the
+    ball's blob joined to a contrasting mat do not make a receding ball "not moving away"."""
+    video = context_from_arrays(np.zeros((32, 200, 300, 3), np.uint8), 16.0)
+    op = MeasureOp(id="m", subject="ball", quantity="direction", expect=Expect(direction="away"))
+    for tail in (0, 3):
+        m = TrackMeasurer().run(op, OperationInputs(tracks={"ball": [receding_track(tail)]}), video)
+        assert m.state == "supported", (tail, m.measured, m.reason)
+
+
+def rolling_track(hold: int) -> Track:
+    """A ball (radius 5 px) rolling right at 5 px per frame at 16 fps, held still for ``hold`` frames from frame 12
+    and then rolling on at the same speed (a frozen stretch of the clip)."""
+    t = 40
+    pos = np.concatenate([np.arange(12), np.full(hold, 11), np.arange(12, t - hold)])[:t] * 5.0 + 20.0
+    xy = np.stack([pos, np.full(t, 100.0)], 1)
+    return Track(subject="ball", identity=0, boxes_xyxy=np.concatenate([xy - 5, xy + 5], 1), centroid_px=xy,
+                 area_px=np.full(t, np.pi * 25), visible=np.ones(t, bool), coasted=np.zeros(t, bool),
+                 touches_border=np.zeros(t, bool), times_s=np.arange(t) / 16.0,
+                 meta={"binding": {"by": "color", "candidates": 1, "confident": True}})
+
+
+def test_a_dead_stop_resumed_at_the_same_speed_breaks_continuity():
+    video = context_from_arrays(np.zeros((40, 200, 300, 3), np.uint8), 16.0)
+    op = MeasureOp(id="m", subject="ball", quantity="continuity")
+    frozen = TrackMeasurer().run(op, OperationInputs(tracks={"ball": [rolling_track(8)]}), video)
+    assert frozen.state == "contradicted" and (frozen.window.start_frame, frozen.window.end_frame) == (11, 19)
+    smooth = TrackMeasurer().run(op, OperationInputs(tracks={"ball": [rolling_track(0)]}), video)
+    assert smooth.state == "supported"

@@ -89,7 +89,7 @@ def test_correct_two_drops_in_order_is_supported(components, tmp_path):
 @pytest.mark.parametrize("doctor, keyword", [
     (S.teleport, "continuity"),
     (S.hover, "support"),
-    (S.pass_through_floor, "penetration"),
+    (S.sink_through_floor, "penetration"),
     (S.vanish, "permanence"),
     (S.size_morph, "size"),
 ])
@@ -164,3 +164,16 @@ def test_text_claim_without_text_is_unknown(components, drop, tmp_path):
     v = run(components, drop, 'A red ball bounces below a banner that reads "SCORE".', tmp_path)
     assert v.verdict == "unknown"
     assert not v.packets
+
+
+@pytest.mark.parametrize("prompt", ["A red ball does not fall.", "A red ball does not bounce."])
+def test_a_denied_event_that_happens_is_contradicted(components, drop, tmp_path, prompt):
+    """Negation is honoured end to end: a ball that falls and bounces contradicts "does not fall" and "does not
+    bounce", on the explicit claim, with the measured evidence in its packet."""
+    v = run(components, drop, prompt, tmp_path)
+    assert v.verdict == "contradicted", [(c.text, c.state, c.reason) for c in v.claims]
+    bad = [c for c in v.claims if c.state == "contradicted"]
+    assert [c.kind for c in bad] == ["explicit"]
+    packet = v.packets[0]
+    assert packet.window is not None and packet.measured and all(m for m in packet.measured)
+    assert any(e.values for e in packet.evidence if e.op == "measure")

@@ -3,7 +3,9 @@
 Displacements are in the subject's radii (``kinematics.radius``), times from the container. Every answer
 states what was required and what was measured, and the event windows found (``QuantitySpec.events``). The
 tolerances are chosen so that a correct clip is never contradicted by tracking noise; where a check cannot tell
-(no floor line, the subject left the frame, slow motion for a magnitude), the state is unknown with the reason. A
+(no level the subject touched, the subject left the frame, slow motion for a magnitude), the state is unknown with
+the reason. Each function reports whether the quantity's property holds; the claim's state follows from its
+``expect.holds`` (``common.for_expectation``), the same way for every quantity. A
 track whose binding to its subject is not firm (``tracking.grounding_doubt``) gives unknown whatever it measured:
 the measurement may be about another object.
 
@@ -17,16 +19,20 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import numpy as np
+
 from critic.specialists.base import unknown
+from critic.specialists.kinematics import observed
 from critic.specialists.measure.bounce import bounce
-from critic.specialists.measure.common import Measure, Tolerances, pick, withhold_if_doubtful
+from critic.specialists.measure.common import Measure, Tolerances, for_expectation, pick, withhold_if_doubtful
 from critic.specialists.measure.contact import collision_response, contact
-from critic.specialists.measure.continuity import continuity, permanence
+from critic.specialists.measure.continuity import ACROSS_INSTANCES, continuity, permanence
 from critic.specialists.measure.direction import direction
 from critic.specialists.measure.fall import free_fall, support
 from critic.specialists.measure.penetration import penetration
 from critic.specialists.measure.rest import rest
 from critic.specialists.measure.size import size_constancy
+from critic.specialists.tracking import named_plural
 from critic.types import QUANTITY_SPECS, Measurement, MeasureOp, OperationInputs, VideoContext
 
 __all__ = ["MEASURES", "TrackMeasurer", "check_measures", "withhold_if_doubtful"]
@@ -61,11 +67,13 @@ check_measures(MEASURES)
 
 class TrackMeasurer:
     """``measure`` specialist over tracks (offline default): picks the instance of each subject to measure, runs
-    the quantity's function from :data:`MEASURES`, and withholds a state measured on a doubtful track. The
+    the quantity's function from :data:`MEASURES` (which reports whether the quantity's property holds), adds
+    what only the subject's tracks together show (:data:`ACROSS_INSTANCES`), turns the property's state into the
+    claim's (``expect.holds=False`` asserts it absent) and withholds a state measured on a doubtful track. The
     arguments are tolerances (:class:`critic.specialists.measure.common.Tolerances` says what each one means)."""
 
     name = "tracks"
-    version = "2"
+    version = "3"
 
     def __init__(self, teleport_radii: float = 2.5, hover_radii: float = 1.5, morph_ratio: float = 1.6,
                  morph_window_s: float = 0.3, rest_speed_radii_per_s: float = 1.0, contact_gap_radii: float = 0.35,
@@ -84,4 +92,24 @@ class TrackMeasurer:
         if op.other and other is None:
             return unknown(f"'{op.other}' was not found in the clip", required=op.quantity)
         result = MEASURES[op.quantity](op, track, other, video, self.tolerances)
+        across = ACROSS_INSTANCES.get(op.quantity)
+        if across is not None and result.state != "unknown":
+            # a jump that splits the subject's track in two, or an instance that appears from nothing, is only
+            # visible across the subject's tracks (a singular subject should have one)
+            spec = inputs.subjects.get(op.subject)
+            singular = spec is not None and not named_plural(spec, inputs.prompt) and (spec.count or 1) == 1
+            found = across(inputs.tracks.get(op.subject, ()), video, self.tolerances, singular)
+            if found is not None:
+                result = found
+        # every function reports the state of the property; the claim may assert it absent
+        result = for_expectation(op, result)
+        if result.state == "contradicted" and result.window is None and result.values.get("property_state"):
+            # a property that held throughout contradicts its denial over the frames it was measured on
+            seen = np.flatnonzero(observed(track))
+            result = result.model_copy(update={"window": video.window(int(seen[0]), int(seen[-1]))})
+        if result.state == "contradicted" and result.window is None:
+            # a contradiction must point at the frames that show it
+            result = result.model_copy(update={"state": "unknown", "reason": "contradicted, but no window of frames "
+                                               "shows it: withheld", "values": {**result.values,
+                                                                                 "withheld": "contradicted"}})
         return withhold_if_doubtful(result, [track] + ([other] if other is not None else []))

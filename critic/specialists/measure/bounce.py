@@ -15,7 +15,8 @@ from critic.types import Measurement, MeasureOp, Track, VideoContext
 
 
 def bounce(op: MeasureOp, track: Track, other: Track | None, video: VideoContext, tol: Tolerances) -> Measurement:
-    """Bounces (``expect.n`` of them when given), each rebound no higher than its drop. Windows ``contact`` (the
+    """Bounces (``expect.n`` of them when given), each rebound no higher than its drop; asserted absent, whether it
+    bounces at all (the state is the property's, see ``common.for_expectation``). Windows ``contact`` (the
     first impact, one frame period around its sub-frame time) and ``rebound`` (from it to the next contact)."""
     r = radius(track)
     axis = 0 if op.surface == "wall" else 1
@@ -32,17 +33,21 @@ def bounce(op: MeasureOp, track: Track, other: Track | None, video: VideoContext
         nxt = [c for c in contacts if c.frame > c0.frame]
         end = nxt[0].frame if nxt else int(np.flatnonzero(observed(track))[-1])
         windows["rebound"] = video.window(c0.frame, end)
+    if not op.expect.holds:
+        # "does not bounce": whether it bounces at all is the property (a rebound's height does not matter)
+        if bounces:
+            return measurement("supported", req, f"{len(bounces)} bounce(s)", window=windows["contact"],
+                               windows=windows, **values)
+        return measurement("contradicted", req, "lands without rebounding", windows=windows,
+                           window=video.window(max(contacts[0].frame - 1, 0), min(contacts[0].frame + 3,
+                                                                                 video.num_frames - 1)),
+                           **values) if contacts else unknown(
+            "the subject never reaches a surface in view", required=req, **values)
     for c in bounces:
         if c.rebound_radii > 1.15 * c.drop_radii + 0.5:
             return measurement("contradicted", "rebound height <= drop height",
                                f"rebound {c.rebound_radii:.1f} radii after a drop of {c.drop_radii:.1f} radii",
                                window=video.window(max(c.frame - 1, 0), c.frame + 2), windows=windows, **values)
-    if not op.expect.holds:
-        if bounces:
-            return measurement("contradicted", req, f"{len(bounces)} bounce(s)", window=windows["contact"],
-                               windows=windows, **values)
-        return measurement("supported", req, "no bounce", windows=windows, **values) if contacts else unknown(
-            "the subject never reaches a surface in view", required=req, **values)
     if not contacts:
         return unknown("no contact with a surface observed (it never comes down to one in view)", required=req,
                        **values)

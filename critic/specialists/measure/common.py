@@ -69,6 +69,25 @@ def withhold_if_doubtful(result: Measurement, tracks: list[Track]) -> Measuremen
                        cost=result.cost)
 
 
+def for_expectation(op: MeasureOp, result: Measurement) -> Measurement:
+    """The state of the claim from the state of the property: every measuring function reports whether the
+    quantity's property holds (a bounce, a fall, a pass into the floor); a claim that asserts it absent
+    (``expect.holds=False``: "does not fall", or the implicit "does not pass into the floor") is supported
+    exactly when the property is contradicted, and the other way round. Unknown stays unknown; what was
+    measured, the windows and the raw values are kept, so a contradiction keeps its evidence."""
+    if op.expect.holds or result.state == "unknown":
+        return result
+    flipped = "contradicted" if result.state == "supported" else "supported"
+    return result.model_copy(update={"state": flipped,
+                                     "values": {**result.values, "property_state": result.state}})
+
+
+def phrase(op: MeasureOp, present: str, absent: str) -> str:
+    """The requirement in words for the claim's expectation: ``present`` when the property is asserted,
+    ``absent`` when it is asserted absent."""
+    return present if op.expect.holds else absent
+
+
 def floor_row_of(track: Track) -> float | None:
     """The background's floor line (px row) the grounder recorded with the track, None when there is none."""
     v = (track.meta or {}).get("floor_row_px")

@@ -54,9 +54,9 @@ def contact(op: MeasureOp, track: Track, other: Track | None, video: VideoContex
 
 def _contact_state(op: MeasureOp, req: str, touched: bool, contact_window: TimeWindow | None, measured: str,
                    window: TimeWindow | None = None) -> Measurement:
-    """Supported when touching is what the claim expects; the contact window (when there is one) is both the
-    event window and the state's window, else ``window``."""
-    state = "supported" if touched == op.expect.holds else "contradicted"
+    """The property's state (touching: supported; ``common.for_expectation`` turns it into the claim's); the
+    contact window (when there is one) is both the event window and the state's window, else ``window``."""
+    state = "supported" if touched else "contradicted"
     windows = {"contact": contact_window} if contact_window is not None else {}
     return Measurement(state=state, required=req, measured=measured, windows=windows,
                        window=contact_window if contact_window is not None else window, cost=Cost(tool_calls=1))

@@ -10,7 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 from critic.specialists.base import unknown
-from critic.specialists.kinematics import observed, radius, runs
+from collections.abc import Callable, Sequence
+
+from critic.specialists.kinematics import observed, radius, runs, stationary_runs
 from critic.specialists.measure.common import Tolerances, measurement
 from critic.types import Measurement, MeasureOp, Track, VideoContext
 
@@ -55,6 +57,12 @@ def continuity(op: MeasureOp, track: Track, other: Track | None, video: VideoCon
     dt = float(np.median(np.diff(t))) if len(t) > 1 else 0.0
     skipped = [j for j in jumps if dt > 0 and (t[j[1]] - t[j[0]]) > 1.5 * dt * (j[1] - j[0])]
     jumps = [j for j in jumps if j not in skipped]
+    freezes = [] if video.sanity.likely_slow_motion else _freezes(track, r)
+    if freezes and not jumps:
+        s, e, v0, v1 = freezes[0]
+        return measurement("contradicted", req, f"stops dead for {t[e] - t[s]:.2f} s (frames {s}-{e}) between "
+                           f"{v0:.1f} and {v1:.1f} radii/s the same way, with no braking and no push",
+                           window=video.window(s, e), freezes=[list(f[:2]) for f in freezes])
     if jumps:
         a, b, size = max(jumps, key=lambda j: j[2])
         return measurement("contradicted", req, f"jump of {size:.1f} radii between frames {a} and {b}",
@@ -65,6 +73,35 @@ def continuity(op: MeasureOp, track: Track, other: Track | None, video: VideoCon
         return unknown(f"{len(skipped)} jump(s) across a long frame interval (variable frame rate): not judged",
                        required=req, skipped=skipped)
     return measurement("supported", req, "no jump beyond the neighbouring velocities", radius_px=r)
+
+
+def _freezes(track: Track, r: float) -> list[tuple[int, int, float, float]]:
+    """Short stationary runs (under 0.8 s) entered and left at a steady speed the same way: moving at over 4
+    radii/s at one velocity over the four frames before the stop and at a similar velocity (within x1.4, within 30
+    degrees) over the four frames after it. A body brakes over several frames and needs a push to move again; one
+    that stops dead and carries on as before has been frozen in time (held frames).
+    -> (first, last frame, speed before, speed after) radii/s."""
+    c = track.centroid_px
+    t = track.times_s
+    ok = observed(track)
+
+    def vel(a: int, b: int) -> np.ndarray:
+        return (c[b] - c[a]) / (t[b] - t[a]) / r
+
+    def alike(u: np.ndarray, v: np.ndarray) -> bool:
+        nu, nv = float(np.linalg.norm(u)), float(np.linalg.norm(v))
+        return (min(nu, nv) >= 4.0 and max(nu, nv) <= 1.4 * min(nu, nv)
+                and float(np.dot(u, v)) / (nu * nv) >= np.cos(np.radians(30)))
+
+    out = []
+    for s, e in stationary_runs(track):
+        if s < 4 or e + 4 >= len(c) or not (ok[s - 4:s + 1].all() and ok[e:e + 5].all()) or t[e] - t[s] > 0.8:
+            continue
+        before, before_early = vel(s - 2, s), vel(s - 4, s - 2)
+        after, after_late = vel(e, e + 2), vel(e + 2, e + 4)
+        if alike(before, before_early) and alike(after, after_late) and alike(before, after):
+            out.append((s, e, float(np.linalg.norm(before)), float(np.linalg.norm(after))))
+    return out
 
 
 def permanence(op: MeasureOp, track: Track, other: Track | None, video: VideoContext, tol: Tolerances) -> Measurement:
@@ -109,6 +146,119 @@ def permanence(op: MeasureOp, track: Track, other: Track | None, video: VideoCon
                            f"{what} in open view after frame {a} (full size, away from the border)",
                            window=video.window(a, b), events=events)
     return measurement("supported", req, "seen until it leaves the frame, is occluded or the clip ends")
+
+
+# ---------------------------------------------------------------------------------------------- across instances
+
+
+def _first_seen(track: Track) -> int | None:
+    idx = np.flatnonzero(observed(track))
+    return int(idx[0]) if idx.size else None
+
+
+def _last_seen(track: Track) -> int | None:
+    idx = np.flatnonzero(observed(track))
+    return int(idx[-1]) if idx.size else None
+
+
+def appearances(tracks: Sequence[Track], video: VideoContext, tol: Tolerances, singular: bool) -> Measurement | None:
+    """An instance of the subject that appears from nothing: first seen after the clip's first frames, at full
+    size, away from the border and not coming in from it, where the frames before showed the usual background
+    (nothing it could have come out from behind) and not the object already (a resting object the median
+    background absorbed until it moved). None when every instance is accounted for."""
+    req = "persists: nothing appears from nowhere, nothing vanishes without an occluder or leaving the frame"
+    h, w = video.frames.shape[1:3]
+    lead = max(2, int(round(0.1 * video.fps)))
+    for tr in sorted(tracks, key=lambda t: _first_seen(t) if _first_seen(t) is not None else 10 ** 9):
+        f0 = _first_seen(tr)
+        if f0 is None or f0 < lead:
+            continue
+        seen = observed(tr)
+        # an object that has appeared stays: seen in most frames from then on, for a while (not a flicker)
+        if seen.sum() < max(5, int(round(0.3 * video.fps))) or seen[f0:_last_seen(tr) + 1].mean() < 0.6:
+            continue
+        r = radius(tr)
+        if tr.touches_border[f0:f0 + 2].any():
+            continue  # comes in from the edge
+        ok = observed(tr)
+        vel = tr.centroid_px[f0 + 1] - tr.centroid_px[f0] if f0 + 1 < len(ok) and ok[f0 + 1] else np.zeros(2)
+        prev = tr.centroid_px[f0] - vel
+        if not (r <= prev[0] <= w - 1 - r and r <= prev[1] <= h - 1 - r):
+            continue  # about to have come in from the edge
+        if tr.area_px[f0] < 0.7 * float(np.median(tr.area_px[seen])):
+            continue  # growing into view: emerging from behind something
+        if any(o is not tr and _merged_before(o, tr, f0, r) for o in tracks):
+            continue  # split off another blob of the subject (a merge coming apart)
+        if not _was_empty_before(video, tr, f0):
+            continue
+        return measurement("contradicted", req, f"'{tr.subject}' instance appears at frame {f0} in open view "
+                           "(full size, away from the border, nothing there before)",
+                           window=video.window(f0, _last_seen(tr)), appears_at=f0, identity=int(tr.identity))
+    if singular:
+        return split_jumps(tracks, video, tol, True, req_for="permanence")
+    return None
+
+
+def split_jumps(tracks: Sequence[Track], video: VideoContext, tol: Tolerances, singular: bool,
+                req_for: str = "continuity") -> Measurement | None:
+    """A singular subject whose track is cut in two: one instance ends away from the border just as another
+    starts, far from where the first was heading, looking the same, with the old place emptied and the new
+    one empty before - a teleport the tracker could not follow as one identity. None when there is none."""
+    if not singular or len(tracks) < 2:
+        return None
+    req = (f"continuous motion: no jump > {tol.teleport_radii:g} radii against the neighbouring velocities"
+           if req_for == "continuity" else "persists: no vanishing in one place and reappearing in another")
+    for a in tracks:
+        last = _last_seen(a)
+        if last is None or last < 1 or a.touches_border[last]:
+            continue
+        r = radius(a)
+        for b in tracks:
+            first = _first_seen(b)
+            if b is a or first is None or not (0 < first - last <= 4) or b.touches_border[first]:
+                continue
+            ok = observed(a)
+            vel = a.centroid_px[last] - a.centroid_px[last - 1] if ok[last - 1] else np.zeros(2)
+            miss = float(np.linalg.norm(b.centroid_px[first] - (a.centroid_px[last] + vel * (first - last)))) / r
+            area_a, area_b = float(a.area_px[last]), float(b.area_px[first])
+            alike = area_a > 0 and area_b > 0 and max(area_a, area_b) <= 1.5 * min(area_a, area_b)
+            if (miss > tol.teleport_radii + first - last and alike and not _still_there(video, a, last, first)
+                    and not _still_there(video, b, first, last)):
+                return measurement("contradicted", req, f"jump of {miss:.1f} radii between frames {last} and {first} "
+                                   "(the track breaks there: its old place empties, its new place was empty)",
+                                   window=video.window(last, first), jumps=[[last, first, miss]])
+    return None
+
+
+def _merged_before(other: Track, track: Track, f0: int, r: float) -> bool:
+    """Was ``other`` next to ``track``'s first place just before ``f0`` as one merged blob with it (coasted, or
+    swollen beyond its usual area)? Then ``track`` split off it rather than appearing."""
+    if not _near(other, track, f0, r):
+        return False
+    k = max(f0 - 1, 0)
+    usual = float(np.median(other.area_px[observed(other)])) if observed(other).any() else 0.0
+    return bool(other.coasted[k] or other.coasted[f0] or (usual > 0 and other.area_px[k] > 1.3 * usual))
+
+
+def _was_empty_before(video: VideoContext, track: Track, f0: int, still: float = 8.0, new: float = 20.0) -> bool:
+    """Did the subject's frame-``f0`` box show one unchanging picture in the frames just before (the static
+    scene: nothing moving there, nothing passing in front), which the subject's arrival changes?"""
+    box = _box(video, track, f0)
+    if box is None or f0 < 2:
+        return False
+    before = video.frames[max(f0 - 3, 0):f0, box[0], box[1]].astype(np.float32)
+    now = video.frames[f0, box[0], box[1]].astype(np.float32)
+    steady = float(np.abs(np.diff(before, axis=0)).max(axis=-1).mean()) <= still if len(before) > 1 else False
+    changed = float(np.abs(before[-1] - now).max(axis=-1).mean()) > new
+    return steady and changed
+
+
+#: Checks over all the tracks of the subject, for the quantities whose property they can break:
+#: ``(tracks, video, tolerances, singular) -> Measurement`` (the property contradicted) or None.
+ACROSS_INSTANCES: dict[str, Callable[[Sequence[Track], VideoContext, Tolerances, bool], Measurement | None]] = {
+    "permanence": appearances,
+    "continuity": split_jumps,
+}
 
 
 # ---------------------------------------------------------------------------------------------- pixel checks

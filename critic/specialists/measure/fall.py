@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 
 from critic.specialists.base import unknown
-from critic.specialists.kinematics import (Contact, floor_contacts, observed, parabola_fit, radius, runs, size_radius,
-                                           stationary_runs)
-from critic.specialists.measure.common import Tolerances, floor_row_of, measurement
+from critic.specialists.kinematics import (Contact, area_radius, floor_contacts, observed, parabola_fit, radius, runs,
+                                           size_radius, stationary_runs)
+from critic.specialists.measure.common import Tolerances, floor_row_of, measurement, phrase
 from critic.types import Measurement, MeasureOp, Track, VideoContext
 
 #: Below this downward acceleration (radii/s^2) a real fall would need a ball over ~0.5 m across at 9.81 m/s^2:
@@ -23,6 +23,8 @@ def free_fall(op: MeasureOp, track: Track, other: Track | None, video: VideoCont
     """While airborne: downward acceleration, near-constant (the height is a parabola in time). Window
     ``airborne``: the first airborne run."""
     r = radius(track)
+    if not op.expect.holds:
+        return _falls_at_all(op, track, video)
     req = "while airborne: downward acceleration > 0, near-constant (parabolic height)"
     contacts = floor_contacts(track)
     ok = observed(track)
@@ -33,7 +35,8 @@ def free_fall(op: MeasureOp, track: Track, other: Track | None, video: VideoCont
         cut[s:e + 1] = True
     floor = floor_row_of(track)
     segments = []
-    hovering = [] if video.sanity.likely_slow_motion else _hover_runs(track, contacts, floor, tol.hover_radii)
+    hovering = [] if video.sanity.likely_slow_motion else sorted(
+        _hover_runs(track, contacts, floor, tol.hover_radii) + _pauses_in_fall(track, r))
     for s, e in runs(ok & ~cut):
         if e - s + 1 < 5:
             continue
@@ -74,6 +77,81 @@ def free_fall(op: MeasureOp, track: Track, other: Track | None, video: VideoCont
                 f"fit rms {max(s['rms_radii'] for s in segments):.2f} radii")
     return measurement("supported", req, measured, window=airborne, windows={"airborne": airborne},
                        reason="; ".join(notes), likely_slow_motion=bool(notes), **values)
+
+
+def _falls_at_all(op: MeasureOp, track: Track, video: VideoContext) -> Measurement:
+    """Whether the subject falls at all (the property a claim like "the ball does not fall" denies): a descent of
+    over two radii in one observed run (supported), or, seen through most of the clip in view, never a descent of
+    half a radius (contradicted); otherwise unknown."""
+    req = phrase(op, "falls", "does not fall")
+    r = radius(track)
+    ok = observed(track) & ~np.asarray(track.touches_border, bool)
+    y = track.centroid_px[:, 1]
+    best, where = 0.0, None
+    for s, e in runs(ok):
+        for k in range(s, e + 1):
+            # the largest descent from a frame to any later frame of the run
+            drop = float(np.nanmax(y[k:e + 1]) - y[k]) / r
+            if drop > best:
+                best, where = drop, (k, k + int(np.nanargmax(y[k:e + 1])))
+    if best > 2.0 and where is not None:
+        return measurement("supported", req, f"descends {best:.1f} radii over frames {where[0]}-{where[1]}",
+                           window=video.window(*where), descent_radii=best)
+    if ok.mean() >= 0.8 and best < 0.5:
+        return measurement("contradicted", req, f"seen in {int(ok.sum())} of {len(ok)} frames, never descending more "
+                           f"than {best:.2f} radii", window=video.window(0, video.num_frames - 1), descent_radii=best)
+    return unknown(f"largest descent {best:.1f} radii, seen in {int(ok.sum())} of {len(ok)} frames: cannot tell",
+                   required=req, descent_radii=best)
+
+
+def _pauses_in_fall(track: Track, r: float) -> list[tuple[int, int]]:
+    """Stationary runs in the middle of a descent: coming down just before, coming down again just after, with
+    no sideways travel on the way out (a body that lands on a ledge must roll to its edge to fall again): an
+    unsupported body does not stop in mid-air."""
+    ok = observed(track)
+    y = track.centroid_px[:, 1]
+    x = track.centroid_px[:, 0]
+    out = []
+    for s, e in stationary_runs(track):
+        a, b = s - 3, e + 3
+        if a < 0 or b >= len(y) or not ok[a:b + 1].all():
+            continue
+        down_before = y[s] - y[a] >= 0.5 * r and y[s] - y[s - 1] > 0.05 * r
+        down_after = y[b] - y[e] >= 0.5 * r and y[e + 1] - y[e] > 0.05 * r
+        if down_before and down_after and abs(x[e + 1] - x[e]) < 0.5 * r:
+            out.append((s, e))
+    return out
+
+
+def _rises_unaided(track: Track, r: float) -> list[tuple[int, int, str]]:
+    """Rises no unsupported body makes: from a rest, up more than 1.5 radii within half a second (nothing
+    launches it), or a rebound much higher than a drop that began at rest at its apex (energy from nowhere, as
+    in a fall played backwards). At the same apparent size throughout (not a move in depth)."""
+    ok = observed(track)
+    bottom = track.boxes_xyxy[:, 3]
+    size = area_radius(track)
+    t = track.times_s
+    out = []
+    y = track.centroid_px[:, 1]
+    for s, e in stationary_runs(track):
+        horizon = int(np.searchsorted(t, t[e] + 1.0))
+        for f in range(e + 1, min(horizon, len(t))):
+            if not ok[f]:
+                break
+            if (bottom[e] - bottom[f]) / r > 1.5:
+                # a body that rises moves there: the centre too, rising over the last three frames, at one size
+                # (a box that jumps in a frame or two is the segmentation, not the body)
+                climb = np.diff(y[max(f - 3, e):f + 1])
+                if (f - e >= 3 and (y[e] - y[f]) / r > 1.5 and climb.size >= 3 and (climb < 0).all()
+                        and np.nanmax(size[e:f + 1]) / np.nanmin(size[e:f + 1]) < 1.2):
+                    out.append((s, f, f"rises {(bottom[e] - bottom[f]) / r:.1f} radii from rest within "
+                                      f"{t[f] - t[e]:.2f} s, with nothing launching it"))
+                break
+    for c in floor_contacts(track):
+        if c.kind == "bounce" and c.from_apex and c.rebound_radii > 1.3 * c.drop_radii + 0.75:
+            out.append((max(c.frame - 1, 0), c.frame + 2, f"rebounds {c.rebound_radii:.1f} radii after a fall of "
+                        f"{c.drop_radii:.1f} radii from rest: gains height with nothing pushing it"))
+    return sorted(out)
 
 
 def _height_above(track: Track, s: int, e: int, contacts: list[Contact], floor: float | None) -> float:
@@ -132,6 +210,17 @@ def support(op: MeasureOp, track: Track, other: Track | None, video: VideoContex
     contacts = floor_contacts(track)
     hov = _hover_runs(track, contacts, floor_row_of(track), tol.hover_radii)
     still = stationary_runs(track)
+    r = radius(track)
+    pauses = _pauses_in_fall(track, r)
+    if pauses:
+        s, e = pauses[0]
+        return measurement("contradicted", req, f"stops in mid-fall for {track.times_s[e] - track.times_s[s]:.2f} s "
+                           f"(frames {s}-{e}), coming down before and after", window=video.window(s, e),
+                           stationary_runs=still)
+    rises = _rises_unaided(track, r)
+    if rises:
+        s, e, what = rises[0]
+        return measurement("contradicted", req, what, window=video.window(s, e), stationary_runs=still)
     if hov:
         s, e = hov[0]
         height = _height_above(track, s, e, contacts, floor_row_of(track))

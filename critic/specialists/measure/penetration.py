@@ -1,7 +1,12 @@
-"""Penetration: a solid body does not pass into the floor, the walls, or another body.
+"""Penetration: whether a solid body passes into the floor, a wall, or another body.
 
-The floor is the background's floor line when the subject comes down to it from above, otherwise the level the
-subject itself lands, rests or rolls on (a floor seen in perspective has no line where objects meet it).
+The function reports the property itself (it passes into): the implicit claim asserts it absent
+(``expect.holds=False``) and ``common.for_expectation`` turns one state into the other.
+
+The floor is judged only against a level the clip shows the subject on: where it touched down (a bounce or a
+landing) or rested. A background's strongest horizontal edge is no such level: on a floor seen in perspective it
+is the far edge, and a body that merely leaves the frame below it has passed into nothing. With no such level
+the state is unknown.
 """
 
 from __future__ import annotations
@@ -9,98 +14,141 @@ from __future__ import annotations
 import numpy as np
 
 from critic.specialists.base import unknown
-from critic.specialists.kinematics import floor_contacts, observed, radius, runs, stationary_runs
-from critic.specialists.measure.common import Tolerances, floor_row_of, measurement
+from critic.specialists.kinematics import (area_radius, floor_contacts, observed, parabola_fit, radius, runs,
+                                           stationary_runs)
+from critic.specialists.measure.common import Tolerances, measurement, phrase
 from critic.types import Measurement, MeasureOp, Track, VideoContext
+
+#: the bottom must go this many radii below the level before the subject counts as sunk into it
+SINK_RADII = 1.0
+#: ... for at least this many observed frames
+SINK_FRAMES = 3
+#: ... while its apparent size grows by less than this (a body rolling toward the camera grows as it comes lower)
+SINK_MAX_GROWTH = 1.12
+#: a descent accelerating faster than this (radii/s^2) is a fall off an edge, not a sinking (everyday bodies fall
+#: at 50-300 radii/s^2; a sinking body hardly gathers speed)
+FALL_ACCEL_RADII = 20.0
 
 
 def penetration(op: MeasureOp, track: Track, other: Track | None, video: VideoContext,
                 tol: Tolerances) -> Measurement:
-    """Whether the subject passes into the floor (or into ``other``); ``expect.holds=False`` (the implicit
-    obligation) is the usual claim, and the state says whether it stayed out. Walls are not measured offline."""
+    """Whether the subject passes into the floor (or into ``other``). Walls are not measured offline."""
     r = radius(track)
     ok = observed(track)
     if other is not None:
-        req = "does not pass through the other subject"
+        req = phrase(op, "passes through the other subject", "does not pass through the other subject")
         ro = radius(other)
         both = ok & observed(other)
         d = np.linalg.norm(track.centroid_px - other.centroid_px, axis=1)
         deep = both & (d < 0.5 * (r + ro))
         if deep.sum() >= 2:
             s, e = runs(deep)[0]
-            return measurement("contradicted", req,
+            return measurement("supported", req,
                                f"centres {float(np.nanmin(d[deep])) / r:.2f} radii apart while both seen",
                                window=video.window(s, e))
-        return measurement("supported", req, "never overlapping by more than half a radius") if both.any() else \
+        seen = np.flatnonzero(both)
+        return measurement("contradicted", req, "never overlapping by more than half a radius",
+                           window=video.window(int(seen[0]), int(seen[-1]))) if both.any() else \
             unknown("the two subjects are never seen together", required=req)
-    req = "does not pass into the floor"
-    floor = floor_row_of(track)
     if op.surface == "wall":
-        return unknown("no wall geometry is measured offline", required="does not pass into the wall")
-    verdict = _by_floor_line(track, floor, req, video) if floor is not None else None
-    if verdict is not None and verdict.state == "contradicted":
-        return verdict
-    # The floor line is the far edge of a floor seen in perspective, or absent: use the level the subject
-    # itself lands, rests or rolls on, and check it never sinks below it.
-    own = _by_own_level(track, req)
-    if own is not None:
-        return own
-    return verdict or unknown("no floor line found in the background and no level the subject stays on",
-                              required=req)
+        return unknown("no wall geometry is measured offline",
+                       required=phrase(op, "passes into the wall", "does not pass into the wall"))
+    req = phrase(op, "passes into the floor", "does not pass into the floor (below a level it touched or rested on)")
+    return _against_own_levels(track, req, video)
 
 
-def _by_own_level(track: Track, req: str) -> Measurement | None:
-    """Supported when the subject never sinks half a radius below the lowest level it lands or rests on (or moves
-    along one row without falling); None when that tells nothing."""
-    r = radius(track)
-    ok = observed(track) & ~track.touches_border
-    if ok.sum() < 3:
-        return None
+def _rolling_levels(track: Track, r: float, window: int = 6) -> list[tuple[int, float]]:
+    """Rows the subject rolls or slides along: ``window`` observed frames in a row whose bottom stays within half a
+    radius while the centre travels over two radii sideways (a surface holds it there) -> (first frame, row)."""
+    ok = observed(track) & ~np.asarray(track.touches_border, bool)
     bottom = track.boxes_xyxy[:, 3]
-    contacts = floor_contacts(track)
-    rests = stationary_runs(track)
-    levels = [c.bottom_px for c in contacts] + [float(np.nanmedian(bottom[s:e + 1])) for s, e in rests]
-    if levels:
-        level = max(levels)
-        after = ok.copy()
-        after[:min([c.frame for c in contacts] + [s for s, _ in rests])] = False
-        if after.any() and float(np.nanmax(bottom[after])) <= level + 0.5 * r:
-            return measurement("supported", req, f"never sinks below the level it lands or rests on (lowest "
-                               f"{(float(np.nanmax(bottom[after])) - level) / r:+.2f} radii)")
-        return None
-    # rolling or sliding along one row with no fall: the floor holds it
-    moving_x = float(np.nanmax(track.centroid_px[ok, 0]) - np.nanmin(track.centroid_px[ok, 0])) / r
-    if moving_x > 2.0 and float(np.nanmax(bottom[ok]) - np.nanmin(bottom[ok])) <= 0.5 * r:
-        return measurement("supported", req, "moves along one row (rolls or slides on a surface) without sinking")
-    return None
+    x = track.centroid_px[:, 0]
+    for s, e in runs(ok):
+        for k in range(s, e - window + 2):
+            seg = slice(k, k + window)
+            if np.ptp(bottom[seg]) <= 0.5 * r and np.ptp(x[seg]) > 2.0 * r:
+                return [(k, float(np.median(bottom[seg])))]
+    return []
 
 
-def _by_floor_line(track: Track, floor: float, req: str, video: VideoContext) -> Measurement:
-    """Against the background's floor line (px row): contradicted when the centre sinks over half a radius below
-    it after coming from above it; unknown when the line is not where the subject meets the floor."""
+def _falls_off(track: Track, s: int, e: int, r: float) -> bool:
+    """Does the descent over frames ``s..e`` (with the frames just before) accelerate like a fall (over
+    ``FALL_ACCEL_RADII`` radii/s^2)? Then the body left the edge of what it rested on (a table, a tower); a body
+    sinking into a floor goes down without gathering speed like that."""
+    a0 = max(s - 3, 0)
+    ok = observed(track)[a0:e + 1]
+    t = track.times_s[a0:e + 1][ok]
+    y = track.centroid_px[a0:e + 1, 1][ok]
+    if len(t) < 4:
+        return False
+    accel, _ = parabola_fit(t, y)
+    return accel / r > FALL_ACCEL_RADII
+
+
+def _against_own_levels(track: Track, req: str, video: VideoContext) -> Measurement:
+    """Sinks (supported) when, after touching down, resting or rolling at a level, the subject's bottom goes more than
+    ``SINK_RADII`` below the lowest such level seen so far for ``SINK_FRAMES`` observed frames, in view, without
+    growing as a body coming toward the camera would; stays out (contradicted) when it never does."""
     r = radius(track)
-    ok = observed(track)
+    ok = observed(track) & ~np.asarray(track.touches_border, bool)
+    if ok.sum() < 3 or not np.isfinite(r):
+        return unknown("fewer than 3 observed frames in view", required=req)
+    bottom = track.boxes_xyxy[:, 3]
+    size = area_radius(track)
     contacts = floor_contacts(track)
-    # If the subject lands or rests clearly below the floor line, the line is not where it meets the floor
-    # (a floor seen in perspective): the check cannot tell.
-    rest_rows = [float(np.nanmedian(track.boxes_xyxy[s:e + 1, 3])) for s, e in stationary_runs(track)]
-    rows = [c.bottom_px for c in contacts] + rest_rows
-    if any(b > floor + 0.75 * r for b in rows):
-        return unknown("the subject lands below the background's floor line (perspective floor)", required=req,
-                       floor_row_px=floor)
-    depth = (track.centroid_px[:, 1] - floor) / r  # centre below the floor line, radii (0: half sunk)
-    deep = ok & (depth > 0.5)
-    # it must come from above the floor line: an object always below it moves on a floor seen in perspective
-    first_deep = int(np.flatnonzero(deep)[0]) if deep.any() else 0
-    above_before = (ok & (track.boxes_xyxy[:, 3] < floor - 0.5 * r))[:first_deep].any()
-    if deep.sum() >= 2 and not above_before:
-        return unknown("the subject is below the background's floor line from the start (perspective floor)",
-                       required=req, floor_row_px=floor)
-    if deep.sum() >= 2:
-        sunk = runs(deep)
-        s, e = sunk[0][0], sunk[-1][1]  # from the first sunk frame to the last
-        return measurement("contradicted", req,
-                           f"centre {float(np.nanmax(depth[deep])):.1f} radii below the floor line",
-                           window=video.window(s, e), floor_row_px=floor)
-    return measurement("supported", req, f"lowest centre {float(np.nanmax(np.where(ok, depth, -np.inf))):.2f} radii "
-                       "relative to the floor line", floor_row_px=floor)
+    events = [(c.frame, c.bottom_px) for c in contacts]
+    # a rest is a level when the subject came down onto it (a held body waiting to be dropped rests on nothing
+    # the clip shows)
+    y = track.centroid_px[:, 1]
+    for s, e in stationary_runs(track):
+        before = np.flatnonzero(observed(track)[:s + 1])
+        came_down = before.size and float(y[s] - np.nanmin(y[before])) / r >= 1.0
+        if came_down or any(c.frame <= s + 1 for c in contacts):
+            events.append((s, float(np.nanmedian(bottom[s:e + 1]))))
+    events += _rolling_levels(track, r)
+    if not events:
+        return unknown("no level seen in the clip: the subject never touches down or rests in view (a background "
+                       "edge may be the far edge of the floor, not where the subject meets it)", required=req)
+    events.sort()
+    h = video.frames.shape[1]
+    level = np.full(len(bottom), np.nan)
+    ref_size = np.full(len(bottom), np.nan)
+    ref_frame = np.full(len(bottom), -1)
+    lowest, lowest_size, lowest_frame = -np.inf, np.nan, -1
+    j = 0
+    for k in range(len(bottom)):
+        while j < len(events) and events[j][0] <= k:
+            f, b = events[j]
+            size_here = float(np.nanmedian(size[max(f - 1, 0):f + 2]))
+            sunk_already = np.isfinite(lowest) and (b - lowest) / r > SINK_RADII and \
+                size_here / lowest_size < SINK_MAX_GROWTH
+            if b > lowest and not sunk_already:  # a rest inside the floor is no new level
+                lowest, lowest_size, lowest_frame = b, size_here, f
+            j += 1
+        if np.isfinite(lowest):
+            level[k], ref_size[k], ref_frame[k] = lowest, lowest_size, lowest_frame
+    b = track.boxes_xyxy
+    aspect = (b[:, 2] - b[:, 0] + 1) / (b[:, 3] - b[:, 1] + 1)
+    safe = np.maximum(ref_frame, 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        depth = (bottom - level) / r
+        growth = size / ref_size
+        # the whole body goes down as it was (its top with its bottom, same shape, hardly sideways): a body that
+        # topples toward the camera or turns stretches its box downward instead
+        top_drop = (b[:, 1] - b[safe, 1]) / r
+        same_shape = np.abs(np.log(aspect / aspect[safe])) < np.log(1.25)
+        sideways = np.abs(track.centroid_px[:, 0] - track.centroid_px[safe, 0]) / r
+        sunk = ok & (ref_frame >= 0) & (depth > SINK_RADII) & (growth < SINK_MAX_GROWTH) & (b[:, 3] < h - 2) \
+            & (top_drop > 0.75 * depth) & same_shape & (sideways < 1.0)
+    long_runs = [(s, e) for s, e in runs(sunk) if e - s + 1 >= SINK_FRAMES and not _falls_off(track, s, e, r)]
+    if long_runs:
+        s, e = long_runs[0][0], long_runs[-1][1]  # from the first sunk frame to the last
+        return measurement("supported", req, f"bottom {float(np.nanmax(depth[sunk])):.1f} radii below the level "
+                           f"it touched or rested on (row {level[s]:.0f} px), at the same apparent size",
+                           window=video.window(s, e), level_row_px=level[s], depth_radii=depth[s:e + 1].tolist())
+    after = ok & np.isfinite(depth)
+    lowest_depth = float(np.nanmax(depth[after])) if after.any() else 0.0
+    seen = np.flatnonzero(ok)
+    return measurement("contradicted", req, f"never sinks below the level it touched or rested on (lowest "
+                       f"{lowest_depth:+.2f} radii)", window=video.window(events[0][0], int(seen[-1])),
+                       levels_px=[b for _, b in events])

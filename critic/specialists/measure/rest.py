@@ -25,7 +25,7 @@ def rest(op: MeasureOp, track: Track, other: Track | None, video: VideoContext, 
     if still:
         s, e = still[-1]
         w = video.window(s, video.num_frames - 1)
-        state = "supported" if op.expect.holds else "contradicted"
+        state = "supported"
         return Measurement(state=state, required=req, measured=f"at rest from {track.times_s[s]:.2f} s (frame {s})",
                            window=w, windows={"rest": w}, cost=Cost(tool_calls=1))
     r = radius(track)
@@ -34,7 +34,7 @@ def rest(op: MeasureOp, track: Track, other: Track | None, video: VideoContext, 
                   max(track.times_s[tail[-1]] - track.times_s[tail[0]], 1e-6)) / r
     w = video.window(int(tail[0]), int(tail[-1]))
     if speed > 2 * tol.rest_speed_radii_per_s:
-        state = "contradicted" if op.expect.holds else "supported"
+        state = "contradicted"
         return Measurement(state=state, required=req, measured=f"still moving at {speed:.1f} radii/s at the end",
                            window=w, cost=Cost(tool_calls=1))
     return unknown(f"slow ({speed:.1f} radii/s) but not still at the end", required=req)

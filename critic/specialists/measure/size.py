@@ -79,7 +79,8 @@ def size_constancy(op: MeasureOp, track: Track, other: Track | None, video: Vide
             kb += 1
         kmin = ka if ratio[ka] <= ratio[kb] else kb
         dbottom = (track.boxes_xyxy[kmax, 3] - track.boxes_xyxy[kmin, 3]) / med  # larger and lower: nearer
-        explained = dbottom > 0.5
+        ramp = [k for k in ks if min(ka, kb) <= k <= max(ka, kb)]
+        explained = dbottom > 0.5 and _depth_geometry_fits(track.boxes_xyxy[ramp, 3], med * ratio[ramp])
     if tol.morph_ratio < worst <= threshold and where is not None and not explained:
         return unknown(f"apparent size changes x{worst:.2f} within {tol.morph_window_s:g} s, within the track's "
                        f"own size noise (changes up to x{threshold:.2f} are segmentation jitter here)",
@@ -100,6 +101,22 @@ def size_constancy(op: MeasureOp, track: Track, other: Track | None, video: Vide
         return unknown(f"apparent size changes x{worst:.2f} while moving in depth (floor-contact row moves with it)",
                        required=req, max_ratio=worst)
     return measurement("supported", req, f"size within x{worst:.2f}", max_ratio=worst)
+
+
+def _depth_geometry_fits(bottoms: np.ndarray, radii: np.ndarray) -> bool:
+    """Can a move in depth on a floor give these contact rows ``bottoms`` (px) with these apparent radii
+    ``radii`` (px), frame by frame? On a floor seen by a pinhole camera the contact row's distance below the
+    horizon and the apparent radius both scale as 1 / distance, so the rows lie on a line in the radius,
+    ``bottom = horizon + c * radius``, with ``c`` the camera's height in the body's radii (above 1.5 for a camera
+    above the body). A body swelling about its own bottom (``c = 0``) or while it bounces (rows off any line) does
+    not fit."""
+    ok = np.isfinite(bottoms) & np.isfinite(radii)
+    b, r = np.asarray(bottoms, float)[ok], np.asarray(radii, float)[ok]
+    if b.size < 2 or np.ptp(r) < 1e-6:
+        return False
+    c, h = np.polyfit(r, b, 1)
+    rms = float(np.sqrt(np.mean((b - (h + c * r)) ** 2)))
+    return c >= 1.5 and rms <= 0.35 * float(np.median(r))
 
 
 def _size_change_doubt(track: Track, raw: np.ndarray, level: np.ndarray, med: float, where: int, span: int,
