@@ -225,6 +225,10 @@ def _pct(v: Any) -> str:
     return "n/a" if v is None else f"{100 * v:.1f}%"
 
 
+def _p(v: Any) -> str:
+    return "n/a" if v is None else f"{v:.3g}"
+
+
 def measure_markdown(m: dict[str, Any], lessons: Sequence[Lesson]) -> str:
     a, w, fa = m["any"], m["whole"], m["false_alarms"]
     lines = [f"Test split: {m['clips']} clips ({m['clean_clips']} clean), {m['defects']} defects; "
@@ -235,7 +239,7 @@ def measure_markdown(m: dict[str, Any], lessons: Sequence[Lesson]) -> str:
             f"{100 * r['change']:+.1f} pp [{100 * r['change_lo']:+.1f}, {100 * r['change_hi']:+.1f}]"
         lines.append(f"| {name} | {r['found_untaught']}/{r['n']} = {_pct(r['recall_untaught'])} | "
                      f"{r['found_taught']}/{r['n']} = {_pct(r['recall_taught'])} | {r['b_lost']} | {r['c_gained']} | "
-                     f"{ci} | {'n/a' if r['p_value'] is None else f'{r['p_value']:.3g}'} |")
+                     f"{ci} | {_p(r['p_value'])} |")
     lines += ["", f"False alarms on clean clips: {fa['untaught']['false_alarm_clips']}/{m['clean_clips']} untaught, "
               f"{fa['taught']['false_alarm_clips']}/{m['clean_clips']} taught; false contradicted claims on flawed "
               f"clips: {fa['untaught']['false_claims']} untaught, {fa['taught']['false_claims']} taught."]
