@@ -1,7 +1,7 @@
 """A development corpus for memory M while the benchmark corpus is being built: the simulated scenes of ``conf/scene``
 at a few sizes and jump lengths, each clean, with a teleport and with a vanish (``experiments.benchmark.devcorpus``).
 
-``python -m experiments.memory.devset OUT_DIR`` writes ``OUT_DIR/annotations.jsonl`` and the clips (about a minute on
+``python -m experiments.memory.devset OUT_DIR`` writes ``OUT_DIR/annotations.jsonl`` and the clips (a minute or two on
 one core). The clip ids name the scene and the variant (``ramp_128x80_j16_teleport``), so the hash split of
 ``experiments.memory.lessons`` spreads every scene over training, validation and test.
 """
@@ -31,7 +31,8 @@ PROMPTS: dict[str, tuple[str, str | None]] = {
 }
 #: (width, height, frames, fps, jump in px)
 VARIANTS: tuple[tuple[int, int, int, float, int], ...] = (
-    (96, 64, 21, 24.0, 8), (96, 64, 21, 24.0, 16), (128, 80, 25, 24.0, 10), (128, 80, 25, 24.0, 20))
+    (96, 64, 21, 24.0, 8), (96, 64, 21, 24.0, 16), (128, 80, 25, 24.0, 10), (128, 80, 25, 24.0, 20),
+    (112, 72, 23, 24.0, 6), (112, 72, 23, 24.0, 14), (144, 96, 27, 24.0, 12), (144, 96, 27, 24.0, 24))
 
 
 def build(out_dir: str | Path, scenes: dict[str, tuple[str, str | None]] = PROMPTS,
