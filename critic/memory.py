@@ -65,7 +65,10 @@ class Lesson(BaseModel):
         return v
 
     def apply(self, builder: Any, low: str, subjects_in: Callable[[int, int], list[str]]) -> None:
-        """Add this lesson's obligations to a :class:`critic.planners.base.PlanBuilder`."""
+        """Add this lesson's obligations to a :class:`critic.planners.base.PlanBuilder`: one claim per subject, at
+        the first match whose sentence names it (a prompt saying "domino" and "dominoes" gets one claim per
+        domino subject, not two)."""
+        done: set[str] = set()
         for m in re.finditer(self.trigger, low, flags=re.IGNORECASE):
             start = max(low.rfind(".", 0, m.start()) + 1, 0)
             end = low.find(".", m.end())
@@ -74,6 +77,9 @@ class Lesson(BaseModel):
             for s in subjects:
                 if QUANTITY_SPECS[self.quantity].directional and self.expect.direction is None:
                     continue  # the validator would reject it: a direction measurement needs its direction
+                if s in done:
+                    continue
+                done.add(s)
                 check = builder.op(MeasureOp, subject=s, quantity=self.quantity, expect=self.expect)
                 cid = builder.claim((m.start(), m.end()), kind="implicit", subjects=[s],
                                     text=f"{low[m.start():m.end()]}: {self.text} ({s})")

@@ -182,3 +182,15 @@ def test_split_is_a_function_of_the_clip_id():
     assert [c.id for c in by_split["train"]] == [c.id for c in corpus if split_of(c.id) == "train"]
     with pytest.raises(ValueError):
         split_of("x", (1.0, 0.0))
+
+
+def test_a_lesson_obliges_each_subject_once():
+    candidates, _ = distil(TRAIN[:1], {TRAIN[0].id: ScriptedCritic()(TRAIN[0], [])})
+    lesson = candidates[0].model_copy(update={"status": "accepted"})
+    prompt = "A red ball rolls to the right and hits a blue ball. The balls stop."
+    untaught = PLANNER.plan(prompt).plan
+    taught = PLANNER.plan(prompt, [lesson]).plan
+    added = plan_diff(untaught, taught)["obligations_added"]
+    subjects = sorted(s.name for s in untaught.subjects)
+    assert len(subjects) == 2
+    assert sorted(o.split(" | ")[1] for o in added) == [f"continuity({s}, holds=True)" for s in subjects]
