@@ -240,6 +240,9 @@ def measure_markdown(m: dict[str, Any], lessons: Sequence[Lesson]) -> str:
         lines.append(f"| {name} | {r['found_untaught']}/{r['n']} = {_pct(r['recall_untaught'])} | "
                      f"{r['found_taught']}/{r['n']} = {_pct(r['recall_taught'])} | {r['b_lost']} | {r['c_gained']} | "
                      f"{ci} | {_p(r['p_value'])} |")
+    lines += ["", "| category | defects | found untaught | found taught |", "|---|---|---|---|"]
+    lines += [f"| {k} | {r['defects']} | {r['found_untaught']} | {r['found_taught']} |"
+              for k, r in m["by_category"].items()]
     lines += ["", f"False alarms on clean clips: {fa['untaught']['false_alarm_clips']}/{m['clean_clips']} untaught, "
               f"{fa['taught']['false_alarm_clips']}/{m['clean_clips']} taught; false contradicted claims on flawed "
               f"clips: {fa['untaught']['false_claims']} untaught, {fa['taught']['false_claims']} taught."]

@@ -254,6 +254,14 @@ def compare(clips: Sequence[ClipAnnotation], untaught: dict[str, ClipReport], ta
         pairs = [(ok(defect_outcome(d, c, untaught.get(c.id), min_iou)[0]),
                   ok(defect_outcome(d, c, taught.get(c.id), min_iou)[0])) for c in clips for d in c.defects]
         out[kind] = mcnemar(pairs, level)
+    by_category: dict[str, dict[str, int]] = {}
+    for c in clips:
+        for d in c.defects:
+            row = by_category.setdefault(d.category, {"defects": 0, "found_untaught": 0, "found_taught": 0})
+            row["defects"] += 1
+            row["found_untaught"] += found(defect_outcome(d, c, untaught.get(c.id), min_iou)[0])
+            row["found_taught"] += found(defect_outcome(d, c, taught.get(c.id), min_iou)[0])
+    out["by_category"] = dict(sorted(by_category.items()))
     fa = {}
     for name, reports in (("untaught", untaught), ("taught", taught)):
         clean_hits = sum(1 for c in clips if c.clean and reports.get(c.id) is not None

@@ -148,6 +148,7 @@ def test_distil_review_apply_measure(tmp_path):
     assert (m["any"]["found_untaught"], m["any"]["found_taught"], m["any"]["c_gained"], m["any"]["b_lost"]) == \
         (0, 1, 1, 0)
     assert m["any"]["change"] == 1.0 and m["any"]["p_value"] == 1.0
+    assert m["by_category"] == {"teleport": {"defects": 1, "found_untaught": 0, "found_taught": 1}}
     assert m["false_alarms"]["untaught"]["false_alarm_clips"] == m["false_alarms"]["taught"]["false_alarm_clips"] == 0
 
 
