@@ -11,7 +11,7 @@ annotations, plans and reports; the critique itself is a callable, see :class:`C
   gave the subject ("ball", "cube"), else the object's shape noun. The same (quantity, noun) from several defects is
   one lesson with ``examples`` counting them; the provenance names the first (clip, defect, the rule).
 * **Review** (:func:`review`): each candidate alone is taught to the critic on the validation clips; ``hits`` are
-  defects found (whole or partial) taught that were missed untaught, ``false_alarms`` are clean clips that become
+  defects found better taught than untaught (missed < partial < whole), ``false_alarms`` are clean clips that become
   contradicted plus contradicted claims on flawed clips that match no defect, beyond those the untaught critic
   raised. The gate (``critic.memory.Memory.review``) accepts ``hits >= min_hits`` and
   ``false_alarms <= max_false_alarms`` and prunes the rest, with the reason.
@@ -196,17 +196,23 @@ def found(outcome: str) -> bool:
     return outcome in ("whole", "partial")
 
 
+#: how well a defect was found, for telling a gain from a loss
+OUTCOME_RANK = {"missed": 0, "partial": 1, "whole": 2}
+
+
 def clip_delta(clip: ClipAnnotation, untaught: ClipReport, taught: ClipReport, min_iou: float = 0.5
                ) -> dict[str, Any]:
-    """What teaching changed on one clip: defects newly found / lost (whole or partial), and new false alarms (the
-    clean clip became contradicted; contradicted claims matching no defect, beyond the untaught ones)."""
+    """What teaching changed on one clip: defects found better / worse (missed < partial < whole: on a clip already
+    contradicted by another claim every defect is partial, and a lesson that names the object in the defect's window
+    makes it whole), and new false alarms (the clean clip became contradicted; contradicted claims matching no
+    defect, beyond the untaught ones)."""
     gained, lost = [], []
     for d in clip.defects:
-        before = found(defect_outcome(d, clip, untaught, min_iou)[0])
-        after = found(defect_outcome(d, clip, taught, min_iou)[0])
-        if after and not before:
+        before = OUTCOME_RANK[defect_outcome(d, clip, untaught, min_iou)[0]]
+        after = OUTCOME_RANK[defect_outcome(d, clip, taught, min_iou)[0]]
+        if after > before:
             gained.append(d.id)
-        elif before and not after:
+        elif after < before:
             lost.append(d.id)
 
     def false_claims(r: ClipReport) -> int:

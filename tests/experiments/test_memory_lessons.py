@@ -15,8 +15,8 @@ from critic.run import build_components
 from critic.types import MeasureOp
 from experiments.benchmark.scoring import ClipReport, ReportClaim, ReportWindow
 from experiments.benchmark.types import ClipAnnotation, Defect, FrameWindow, SceneObject, Span
-from experiments.memory.lessons import (CATEGORY_OBLIGATIONS, SPLITS, Critique, compare, distil, mcnemar, plan_diff,
-                                        review, split_corpus, split_of, subjects_naming)
+from experiments.memory.lessons import (CATEGORY_OBLIGATIONS, SPLITS, Critique, clip_delta, compare, distil, mcnemar,
+                                        plan_diff, review, split_corpus, split_of, subjects_naming)
 
 FPS = 10.0
 #: the untaught critic presumes nothing: what it checks, the prompt says
@@ -195,3 +195,20 @@ def test_a_lesson_obliges_each_subject_once():
     subjects = sorted(s.name for s in untaught.subjects)
     assert len(subjects) == 2
     assert sorted(o.split(" | ")[1] for o in added) == [f"continuity({s}, holds=True)" for s in subjects]
+
+
+def test_a_lesson_that_makes_a_partial_find_whole_is_a_hit():
+    flawed = VALIDATION[0]
+    d = flawed.defects[0]
+
+    def claim(cid, start, end):
+        return ReportClaim(id=cid, text=cid, span=(2, 14), state="contradicted",
+                           window=ReportWindow(start_s=start, end_s=end))
+
+    elsewhere = ClipReport(id=flawed.id, verdict="contradicted", claims=[claim("c1", 0.0, 0.1)])
+    in_window = ClipReport(id=flawed.id, verdict="contradicted",
+                           claims=[claim("c1", 0.0, 0.1), claim("c2", d.window.start_s, d.window.end_s)])
+    assert clip_delta(flawed, elsewhere, in_window)["gained"] == [d.id]
+    assert clip_delta(flawed, in_window, elsewhere)["lost"] == [d.id]
+    assert clip_delta(flawed, elsewhere, elsewhere) == {"clip": flawed.id, "gained": [], "lost": [],
+                                                        "false_alarms": 0}
