@@ -12,7 +12,7 @@
 Apply: ``python -m critic ... memory=FILE`` or ``python -m experiments.benchmark critique ... memory=FILE``: the
 planner reads the accepted lessons.
 
-Critiques are kept in ``work`` keyed by the clip and the SHA-256 of (plan, critic configuration): a lesson whose
+Critiques are kept in ``work`` keyed by the clip and the SHA-256 of (plan, critic configuration, video bytes): a lesson whose
 trigger does not match a prompt leaves its plan unchanged, so that clip is not critiqued again, and a rerun (or
 another N of the saturation grid) critiques only what it has not seen.
 """
@@ -42,7 +42,7 @@ from experiments.jobstate import write_csv  # noqa: E402
 from experiments.memory.lessons import Critique, compare, distil, review, split_corpus  # noqa: E402
 from veriphy.errors import UserError  # noqa: E402
 from veriphy.files import atomic_write_bytes, read_json, write_json  # noqa: E402
-from veriphy.hashing import sha256_json  # noqa: E402
+from veriphy.hashing import sha256_file, sha256_json  # noqa: E402
 from veriphy.hydra_app import configure_threads, exit_on_user_error, hydra_run_dir  # noqa: E402
 
 CONF_DIR = str(Path(__file__).resolve().parents[2] / "conf")
@@ -50,13 +50,15 @@ VERBS = ("distill", "review", "measure")
 
 
 class CorpusCritic:
-    """Critiques corpus clips with lessons taught, keeping each report in ``work`` under the clip and the hash of
-    (plan, ``critic_config``): the same plan on the same clip is never critiqued twice."""
+    """Critiques corpus clips with lessons taught, keeping each report in ``work`` under the clip id and the hash of
+    (plan, ``critic_config``, the video file's SHA-256): the same plan on the same clip is never critiqued twice, and
+    a clip rebuilt since is critiqued again."""
 
     def __init__(self, corpus_dir: Path, work_dir: Path, comp: CriticComponents, critic_config: Any):
         self.corpus_dir, self.work_dir, self.comp = Path(corpus_dir), Path(work_dir), comp
         self.critic_config = critic_config
         self.critiqued = 0
+        self._video_sha: dict[str, str] = {}
 
     def __call__(self, clip: ClipAnnotation, lessons: Sequence[Lesson]) -> Critique:
         memory = Memory(None)
@@ -64,8 +66,11 @@ class CorpusCritic:
             memory.lessons[lesson.id] = lesson.model_copy(update={"status": "accepted"})
         result = self.comp.planner.plan(clip.prompt, memory.active())
         plan = result.plan
+        if clip.id not in self._video_sha:
+            video = self.corpus_dir / clip.video
+            self._video_sha[clip.id] = sha256_file(video) if video.is_file() else ""
         key = sha256_json({"plan": plan.model_dump(mode="json") if plan else list(result.rejected),
-                           "critic": self.critic_config})[:16]
+                           "critic": self.critic_config, "video": self._video_sha[clip.id]})[:16]
         where = Path("critiques") / safe_name(clip.id) / key
         path = self.work_dir / where / "report.json"
         if path.is_file():
