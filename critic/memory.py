@@ -10,7 +10,9 @@ candidate-and-pruning gate before the planner uses it:
   ``hits >= min_hits`` and ``false_alarms <= max_false_alarms``, else prunes it;
 * only ``accepted`` lessons are returned by ``active()``.
 
-The file is plain JSON (sorted keys), so a person can read and edit it.
+The file is plain JSON (sorted keys, one entry per lesson in id order, no timestamps), so a person can read,
+edit and diff it. ``experiments.memory`` distils candidates from the benchmark corpus, reviews them and measures
+what the accepted ones change.
 """
 
 from __future__ import annotations
@@ -51,6 +53,10 @@ class Lesson(BaseModel):
     provenance: Provenance = Provenance()
     hits: int = 0
     false_alarms: int = 0
+    #: how many recorded flaws proposed this same lesson (the provenance names the first)
+    examples: int = Field(default=1, ge=1)
+    #: why the gate accepted or pruned it, in words (empty while a candidate)
+    reason: str = ""
 
     @field_validator("trigger")
     @classmethod
@@ -59,7 +65,10 @@ class Lesson(BaseModel):
         return v
 
     def apply(self, builder: Any, low: str, subjects_in: Callable[[int, int], list[str]]) -> None:
-        """Add this lesson's obligations to a :class:`critic.planners.base.PlanBuilder`."""
+        """Add this lesson's obligations to a :class:`critic.planners.base.PlanBuilder`: one claim per subject, at
+        the first match whose sentence names it (a prompt saying "domino" and "dominoes" gets one claim per
+        domino subject, not two)."""
+        done: set[str] = set()
         for m in re.finditer(self.trigger, low, flags=re.IGNORECASE):
             start = max(low.rfind(".", 0, m.start()) + 1, 0)
             end = low.find(".", m.end())
@@ -68,6 +77,9 @@ class Lesson(BaseModel):
             for s in subjects:
                 if QUANTITY_SPECS[self.quantity].directional and self.expect.direction is None:
                     continue  # the validator would reject it: a direction measurement needs its direction
+                if s in done:
+                    continue
+                done.add(s)
                 check = builder.op(MeasureOp, subject=s, quantity=self.quantity, expect=self.expect)
                 cid = builder.claim((m.start(), m.end()), kind="implicit", subjects=[s],
                                     text=f"{low[m.start():m.end()]}: {self.text} ({s})")
@@ -97,17 +109,28 @@ class Memory:
         return [lesson for _, lesson in sorted(self.lessons.items()) if lesson.status == "accepted"]
 
     def propose(self, lesson: Lesson) -> Lesson:
-        lesson = lesson.model_copy(update={"status": "candidate", "hits": 0, "false_alarms": 0})
+        lesson = lesson.model_copy(update={"status": "candidate", "hits": 0, "false_alarms": 0, "reason": ""})
         self.lessons[lesson.id] = lesson
         return lesson
 
-    def review(self, lesson_id: str, *, hits: int, false_alarms: int) -> Lesson:
-        """The gate: accept a candidate that caught enough flaws without false alarms, prune the rest."""
+    def review(self, lesson_id: str, *, hits: int, false_alarms: int, where: str = "") -> Lesson:
+        """The gate: accept a candidate that caught enough flaws without false alarms, prune the rest. The
+        lesson's ``reason`` says which side of the gate it fell on (and ``where``: the clips it was tried on)."""
         lesson = self.lessons[lesson_id]
         hits, false_alarms = lesson.hits + hits, lesson.false_alarms + false_alarms
-        ok = hits >= self.min_hits and false_alarms <= self.max_false_alarms
+        short = hits < self.min_hits
+        noisy = false_alarms > self.max_false_alarms
+        ok = not short and not noisy
+        if ok:
+            reason = (f"accepted: {hits} hit(s) >= {self.min_hits} and {false_alarms} false alarm(s) "
+                      f"<= {self.max_false_alarms}")
+        else:
+            reason = "pruned: " + " and ".join(
+                ([f"{hits} hit(s) < {self.min_hits}"] if short else [])
+                + ([f"{false_alarms} false alarm(s) > {self.max_false_alarms}"] if noisy else []))
         lesson = lesson.model_copy(update={"hits": hits, "false_alarms": false_alarms,
-                                           "status": "accepted" if ok else "pruned"})
+                                           "status": "accepted" if ok else "pruned",
+                                           "reason": reason + (f" ({where})" if where else "")})
         self.lessons[lesson_id] = lesson
         return lesson
 

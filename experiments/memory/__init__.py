@@ -1,0 +1,1 @@
+"""Memory M from the critic benchmark: distil lessons from missed flaws, gate them, measure what they change."""
