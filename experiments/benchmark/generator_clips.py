@@ -154,7 +154,7 @@ def make_clip(rng: np.random.Generator, base: dict[str, np.ndarray], *, base_see
     count_said = 1
     if "wrong_count" in chosen:
         count_said = int(rng.integers(2, 4))
-        clauses.append(ClauseSpec("count", "count", number=count_said, shape="sphere"))
+        clauses.append(ClauseSpec("count", "count", number=count_said, shape="sphere", objects=("red_ball",)))
     missing = None
     if "missing_object" in chosen:
         color = choose(rng, ("blue", "green", "yellow", "purple", "white"))

@@ -169,6 +169,7 @@ class ClauseSpec:
     number: int = 0
     shape: str = ""
     ordered: bool = False      # keep this clause after the ones before it (a sequence the prompt narrates)
+    objects: tuple[str, ...] = ()  # the objects a clause without a subject is about (a count)
 
 
 def assemble(rng: np.random.Generator, clauses: list[ClauseSpec], objects: dict[str, tuple[str | None, str]],
@@ -206,8 +207,9 @@ def assemble(rng: np.random.Generator, clauses: list[ClauseSpec], objects: dict[
             pieces["N"] = Piece(number_word(c.number))
             pieces["P"] = Piece(plural(c.shape))
         template = choose(rng, EVENTS[c.event])
-        capital = i == 0 or pb.text.endswith(". ") or pb.text.endswith(". ")
-        pb.clause(c.claim_id, template, [n for n in (c.subject, c.other) if n], capitalise=capital, **pieces)
+        capital = i == 0 or pb.text.endswith(". ")
+        about = [n for n in (c.subject, c.other) if n] or list(c.objects)
+        pb.clause(c.claim_id, template, about, capitalise=capital, **pieces)
         if i == 0 and setting and rng.random() < 0.5:
             pb.plain(" " + setting)
     pb.plain(".")

@@ -410,7 +410,7 @@ def make_clip(rng: np.random.Generator, *, renderer: str, num_defects: int, max_
     count_shape, count_true = None, 0
     for shape in ("sphere", "box", "cylinder"):
         fallers = [n for n in names if world.roles[n].shape == shape and world.roles[n].role == "drop"]
-        if fallers and all(n not in physical_on for n in fallers):
+        if len(fallers) >= 2 and all(n not in physical_on for n in fallers):
             count_shape, count_true = shape, len(fallers)
             break
     want_count = "wrong_count" in prompt_defects
@@ -420,9 +420,11 @@ def make_clip(rng: np.random.Generator, *, renderer: str, num_defects: int, max_
     count_said = count_true
     if count_shape and (want_count or rng.random() < 0.3):
         if want_count:
-            deltas = [d for d in (1, 2, -1) if count_true + d >= 1]
+            deltas = [d for d in (1, 2, -1) if count_true + d >= 2]
             count_said = count_true + deltas[int(rng.integers(len(deltas)))]
-        clauses.append(ClauseSpec("count", "count", number=count_said, shape=count_shape))
+        clauses.append(ClauseSpec("count", "count", number=count_said, shape=count_shape,
+                                  objects=tuple(n for n in names if world.roles[n].shape == count_shape
+                                                and world.roles[n].role == "drop")))
 
     # sound of an impact
     sound_obj = None

@@ -24,7 +24,7 @@ FLOOR_CHOICES = (("grey", "white"), ("white", "black"), ("blue", "white"), ("bro
                  ("green", "white"), ("white", "white"))
 WALL_COLOR_CHOICES = ("white", "grey", "blue", "yellow", "pink", "teal")
 #: Pixel-frames above which a clip is shortened (keeps the default build within minutes on one core).
-MAX_PIXEL_FRAMES = 848 * 480 * 22
+MAX_PIXEL_FRAMES = 848 * 480 * 16
 
 
 @dataclass
@@ -63,11 +63,11 @@ def rgba(color: str) -> tuple[float, float, float, float]:
 
 def _size(rng: np.random.Generator, shape: str) -> tuple[float, ...]:
     if shape == "sphere":
-        return (round(float(rng.uniform(0.08, 0.28)), 3),)
+        return (round(float(rng.uniform(0.12, 0.3)), 3),)
     if shape == "box":
-        h = float(rng.uniform(0.08, 0.2))
+        h = float(rng.uniform(0.1, 0.22))
         return (round(h, 3), round(h, 3), round(h, 3))
-    return (round(float(rng.uniform(0.08, 0.18)), 3), round(float(rng.uniform(0.2, 0.45)), 3))
+    return (round(float(rng.uniform(0.1, 0.2)), 3), round(float(rng.uniform(0.25, 0.5)), 3))
 
 
 def half_height(shape: str, size: tuple[float, ...]) -> float:
@@ -127,9 +127,9 @@ def sample_world(rng: np.random.Generator, *, kind: str | None = None, min_objec
                                   angular_velocity_radps=tuple(float(v) for v in spin)))
         size_word = None
         r = size[0]
-        if r < 0.12:
+        if r < 0.14:
             size_word = "small"
-        elif r > 0.22:
+        elif r > 0.25:
             size_word = "large"
         roles[name] = ObjectRole(name, shape, color, role, bouncy=bouncy, direction=direction if role in
                                  ("throw", "roll", "strike") else 0, size_word=size_word)
@@ -181,7 +181,7 @@ def sample_world(rng: np.random.Generator, *, kind: str | None = None, min_objec
                                   half_extents_m=(0.1, 0.1, 0.6), color_rgba=rgba(wall_color)))
 
     fov = float(rng.uniform(42, 62))
-    distance = float(rng.uniform(4.2, 6.0))
+    distance = float(rng.uniform(3.2, 4.4))
     cam_h = float(rng.uniform(0.5, 2.6))
     yaw = math.radians(float(rng.uniform(-20, 20)))
     target = (0.0, 0.0, float(rng.uniform(0.35, 0.8)))
