@@ -102,7 +102,7 @@ def make_clip(rng: np.random.Generator, base: dict[str, np.ndarray], *, base_see
         if rng.random() < 0.75:
             chosen.append(TIMELINE_EDITS[int(rng.integers(len(TIMELINE_EDITS)))])
         others = [c for c in OTHER_EDITS]
-        while len(chosen) < num_defects:
+        while len(chosen) < num_defects and others:
             c = others.pop(int(rng.integers(len(others))))
             if c.startswith("sound") and any(x.startswith("sound") for x in chosen):
                 continue

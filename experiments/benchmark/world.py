@@ -168,9 +168,9 @@ def sample_world(rng: np.random.Generator, *, kind: str | None = None, min_objec
         size = _size(rng, shape)
         falls = kind == "drop" or rng.random() < 0.5
         if falls:
-            h = float(rng.uniform(0.5, 1.9))
-            while any(abs(h - u) < 0.25 for u in heights_used):
-                h = float(rng.uniform(0.5, 1.9))
+            # Drop heights at least 0.2 m apart (distinct landing times), drawn from what is left of the range.
+            free = [v for v in np.arange(0.5, 2.0, 0.05) if all(abs(v - u) >= 0.2 for u in heights_used)]
+            h = float(free[int(rng.integers(len(free)))]) if free else float(rng.uniform(0.5, 1.9))
             heights_used.append(h)
             add(shape, colors.pop(0), "drop", (x, y, h), bouncy=shape == "sphere" and rng.random() < 0.7, size=size)
         else:
