@@ -42,6 +42,8 @@ SOURCES = {
 NOUN_PATTERN = {"cube": r"\b(cube|block|box|object)\b", "domino": r"\b(dominoes|domino)\b",
                 "bowl": r"\b(bowl|ball)\b", "ring": r"\b(rings|ring|ball)\b", "cloth": r"\b(cloth|sheet)\b",
                 "ball": r"\b(ball|object)\b"}
+#: Frames kept of a long source: the real clip's drop spans its frames 118-201 (its PROVENANCE.txt).
+STRETCH = {"real_clips/oliverius_gravity_ball_drop.mp4": (96, 224)}
 EXTERNAL_EDITS = ("freeze", "teleport", "anti_gravity", "appear", "vanish", "wrong_text", "missing_object")
 _DECODED: dict[tuple[str, int], tuple[np.ndarray, float]] = {}
 
@@ -54,7 +56,8 @@ def load(external_dir: Path, rel: str, step: int) -> tuple[np.ndarray, float]:
         if not path.is_file():
             raise UserError("external clip not found (set external_dir)", file=path, field="external_dir")
         video = decode_video(path)
-        frames = np.asarray(video.frames)[::step]
+        first, last = STRETCH.get(rel, (0, len(video.frames)))
+        frames = np.asarray(video.frames)[first:last:step]
         h, w = frames.shape[1:3]
         scale = min(1.0, 352 / max(h, w))
         frames = edits.resize(frames, int(round(w * scale / 2)) * 2, int(round(h * scale / 2)) * 2)
@@ -215,7 +218,9 @@ def make_clip(rng: np.random.Generator, external_dir: Path, *, num_defects: int)
                                 mention=pb.spans.get(f"mention:{missing}")))
     if text_shown:
         objs.append(SceneObject(name="text", shape="text", color="white", mention=pb.spans.get("text:text")))
-    notes = [f"source: {rel} (every {step}. frame{'' if real else ', a stretch of it'}), resized to {W}x{H}"]
+    notes = [f"source: {rel} (every {step}. frame of a stretch), resized to {W}x{H}"]
+    if real:
+        notes.append("the source was filmed at 120 fps and is stored 4x slowed: its motion plays in slow motion")
     return MadeClip(frames=edits.even_size(frames), fps=fps, prompt=pb.text, renderer="external", source=rel,
                     objects=objs, claims=pb.claims(broken), defects=defects, notes=notes,
                     camera={"width_px": float(W), "height_px": float(H)})

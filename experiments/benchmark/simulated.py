@@ -21,7 +21,7 @@ from experiments.benchmark.made import MadeClip
 from experiments.benchmark.plans import DefectPlan
 from experiments.benchmark.prompts import TEXTS, ClauseSpec, assemble, choose
 from experiments.benchmark.types import Defect, SceneObject
-from experiments.benchmark.world import World, radius_of, sample_world
+from experiments.benchmark.world import MAX_PIXEL_FRAMES, World, radius_of, sample_world
 
 PHYSICAL_BY_ROLE = {
     "drop": ("hover", "teleport", "pass_through_floor", "anti_gravity", "wrong_acceleration", "no_bounce",
@@ -289,10 +289,10 @@ def annotate_physical(plan: DefectPlan, clip: RenderedClip, ref: Reference, worl
 
 
 def make_clip(rng: np.random.Generator, *, renderer: str, num_defects: int, max_objects: int = 6,
-              max_width: int = 848) -> MadeClip:
+              max_width: int = 848, max_pixel_frames: int = MAX_PIXEL_FRAMES) -> MadeClip:
     """A clip of ``renderer`` ("pybullet" | "analytic") with ``num_defects`` defects planned (fewer may survive:
     see the notes)."""
-    world = sample_world(rng, max_objects=max_objects, max_width=max_width)
+    world = sample_world(rng, max_objects=max_objects, max_width=max_width, max_pixel_frames=max_pixel_frames)
     spec = world.spec
     T, fps = spec.num_frames, spec.fps
     if renderer == "pybullet":

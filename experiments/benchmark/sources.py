@@ -13,6 +13,7 @@ import numpy as np
 
 from experiments.benchmark import external_edits, generator_clips, simulated
 from experiments.benchmark.made import MadeClip
+from experiments.benchmark.world import MAX_PIXEL_FRAMES
 from veriphy.hashing import sha256_json
 
 #: Defects planned in a defective clip: 1, 2 or 3 with these probabilities (some are dropped as invisible).
@@ -70,11 +71,13 @@ class SimulatedSource(Source):
     renderer: str = "pybullet"
     max_objects: int = 6
     max_width: int = 848
+    max_pixel_frames: int = MAX_PIXEL_FRAMES
 
     def make(self, plan: ClipPlan, out_dir: Path) -> MadeClip:
         rng = np.random.default_rng(plan.seed)
         return simulated.make_clip(rng, renderer=self.renderer, num_defects=num_defects(rng, plan.defective),
-                                   max_objects=self.max_objects, max_width=self.max_width)
+                                   max_objects=self.max_objects, max_width=self.max_width,
+                                   max_pixel_frames=self.max_pixel_frames)
 
 
 @dataclass
