@@ -43,6 +43,8 @@ NOUN_PATTERN = {"cube": r"\b(cube|block|box|object)\b", "domino": r"\b(dominoes|
                 "bowl": r"\b(bowl|ball)\b", "ring": r"\b(rings|ring|ball)\b", "cloth": r"\b(cloth|sheet)\b",
                 "ball": r"\b(ball|object)\b"}
 #: Frames kept of a long source: the real clip's drop spans its frames 118-201 (its PROVENANCE.txt).
+#: Largest mean absolute frame-to-frame change (grey levels) below which a stretch counts as still.
+MIN_CHANGE = 0.6
 STRETCH = {"real_clips/oliverius_gravity_ball_drop.mp4": (96, 224)}
 EXTERNAL_EDITS = ("freeze", "teleport", "anti_gravity", "appear", "vanish", "wrong_text", "missing_object")
 _DECODED: dict[tuple[str, int], tuple[np.ndarray, float]] = {}
@@ -61,7 +63,7 @@ def load(external_dir: Path, rel: str, step: int) -> tuple[np.ndarray, float]:
         h, w = frames.shape[1:3]
         scale = min(1.0, 352 / max(h, w))
         frames = edits.resize(frames, int(round(w * scale / 2)) * 2, int(round(h * scale / 2)) * 2)
-        _DECODED[key] = (frames, float(video.fps) / step)
+        _DECODED[key] = (frames, round(float(video.fps), 3) / step)
     return _DECODED[key]
 
 
@@ -86,7 +88,8 @@ def make_clip(rng: np.random.Generator, external_dir: Path, *, num_defects: int)
     T0 = len(frames)
     if not real:
         length = int(min(T0, rng.integers(40, 100) // step))
-        start = int(rng.integers(0, max(1, T0 - length)))
+        # Physion's motion happens early in its tiles: start within the first 30 source frames.
+        start = int(rng.integers(0, max(1, min(30 // step, T0 - length))))
         frames = frames[start:start + length]
     scale = float(rng.uniform(0.55, 1.0))
     h, w = frames.shape[1:3]
@@ -106,9 +109,17 @@ def make_clip(rng: np.random.Generator, external_dir: Path, *, num_defects: int)
             timeline_done = True
         chosen.append(c)
 
-    # ---- timeline edit
+    # ---- timeline edit (only where the picture changes: a hold or a cut of a still stretch is invisible)
     T = len(frames)
     edit = None
+    notes: list[str] = []
+    timeline = next((c for c in chosen if c in ("freeze", "teleport", "anti_gravity")), None)
+    if timeline:
+        _, change = pick_motion_frame(frames, 0, T - 1, rng)
+        if change < MIN_CHANGE:
+            chosen.remove(timeline)
+            notes.append(f"dropped {timeline}: nothing moves in this stretch (largest mean frame change "
+                         f"{change:.2f} grey levels)")
     if "freeze" in chosen:
         a, _ = pick_motion_frame(frames, 2, T - 3, rng)
         n = int(rng.integers(3, max(4, int(fps * 1.2))))
@@ -218,7 +229,7 @@ def make_clip(rng: np.random.Generator, external_dir: Path, *, num_defects: int)
                                 mention=pb.spans.get(f"mention:{missing}")))
     if text_shown:
         objs.append(SceneObject(name="text", shape="text", color="white", mention=pb.spans.get("text:text")))
-    notes = [f"source: {rel} (every {step}. frame of a stretch), resized to {W}x{H}"]
+    notes = [f"source: {rel} (every {step}. frame of a stretch), resized to {W}x{H}", *notes]
     if real:
         notes.append("the source was filmed at 120 fps and is stored 4x slowed: its motion plays in slow motion")
     return MadeClip(frames=edits.even_size(frames), fps=fps, prompt=pb.text, renderer="external", source=rel,

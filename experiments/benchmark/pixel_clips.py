@@ -31,10 +31,10 @@ def new_time(src: np.ndarray, t_s: float, fps: float) -> float | None:
     return (i + frac * step) / fps
 
 
-def pick_motion_frame(frames: np.ndarray, lo: int, hi: int, rng: np.random.Generator) -> int:
-    """A frame in ``[lo, hi)`` where the picture changes most to the next frame (a hold or a cut there shows):
-    the largest mean absolute difference, ties broken by the generator. Used to place an edit, never to
-    annotate one."""
+def pick_motion_frame(frames: np.ndarray, lo: int, hi: int, rng: np.random.Generator) -> tuple[int, float]:
+    """A frame in ``[lo, hi)`` among the quarter whose picture changes most to the next frame (a hold or a cut
+    there shows), and the largest mean absolute change (grey levels). Used to place an edit, never to annotate
+    one."""
     hi = max(lo + 1, min(hi, len(frames) - 1))
     diffs = np.array([np.abs(frames[k + 1].astype(np.int16) - frames[k].astype(np.int16)).mean()
                       for k in range(lo, hi)])
