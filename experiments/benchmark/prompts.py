@@ -49,13 +49,13 @@ EVENTS: dict[str, tuple[str, ...]] = {
               "first {S} lands, and only after that {O}", "{S} touches down earlier than {O}"),
     "count": ("{N} {P} fall to the floor", "there are {N} {P} dropping", "{N} {P} drop onto the ground",
               "we see {N} {P} falling", "{N} {P} tumble down"),
-    "sound": ("with a sharp click as {S} hits the floor", "and {S} makes a loud clack on impact",
+    "sound": ("{S} makes a sharp click as it hits the floor", "a loud clack is heard when {S} lands",
               "a knock is heard when {S} lands", "you can hear {S} tap the floor as it lands",
-              "{S} lands with an audible thud"),
+              "{S} lands with an audible thud", "{S} hits the floor with a clear knock"),
     "text": ('a sign reading "{T}" is shown', 'the caption "{T}" appears on screen', 'the words "{T}" are written '
              'in the corner', 'a label says "{T}"', 'the text "{T}" is displayed', 'a banner reads "{T}"'),
-    "generic": ("{S} moves in the scene", "{S} is in view", "{S} can be seen in the scene", "{S} is there too",
-                "{S} appears in the picture"),
+    "generic": ("{S} is in view", "{S} can be seen in the scene", "{S} is there too", "{S} sits in the scene",
+                "{S} stands nearby", "there is also {S}"),
 }
 DIRECTIONS = {
     +1: ("to the right", "rightward", "toward the right", "from left to right"),

@@ -67,6 +67,35 @@ def _rebound(ref: Reference, name: str, r: float) -> tuple[int, int, float] | No
     return first.frame, k, float(z[k] - r)
 
 
+def _prompt_defect_objects(cat: str, world: World, ref: Reference, mentioned: list[str],
+                           used: set[str]) -> list[str] | None:
+    """The objects a prompt defect of ``cat`` needs untouched (None: the scene cannot carry it now)."""
+    free = [n for n in mentioned if n not in used]
+    if cat == "wrong_direction":
+        movers = [n for n in free if world.roles[n].direction]
+        return movers[:1] or None
+    if cat == "wrong_order":
+        landers = sorted((ref.first_impact(n, "floor").time_s, n) for n in free
+                         if world.roles[n].role == "drop" and ref.first_impact(n, "floor"))
+        for (t1, n1), (t2, n2) in zip(landers, landers[1:]):
+            if t2 - t1 >= 0.15:
+                return [n1, n2]
+        return None
+    if cat == "wrong_count":
+        for shape in ("sphere", "box", "cylinder"):
+            fallers = [n for n in world.roles if world.roles[n].shape == shape and world.roles[n].role == "drop"]
+            if len(fallers) >= 2 and not set(fallers) & used:
+                return fallers
+        return None
+    if cat.startswith("sound"):
+        for n in free:
+            im = ref.first_impact(n, "floor")
+            if im is not None and im.body == n and im.frame >= 1:
+                return [n]
+        return None
+    return []
+
+
 def plan_physical(rng: np.random.Generator, world: World, ref: Reference, name: str, category: str,
                   renderer: str) -> DefectPlan | None:
     """A feasible plan of ``category`` on ``name`` given the clean run, or None."""
@@ -93,7 +122,8 @@ def plan_physical(rng: np.random.Generator, world: World, ref: Reference, name: 
     if category == "pass_through_floor":
         if land is None:
             return None
-        return DefectPlan(category, name, 0 if renderer == "pybullet" else max(0, kland - 1), other="floor")
+        return DefectPlan(category, name, 0 if renderer == "pybullet" else max(0, kland - 1), other="floor",
+                          claim=name)
     if category == "anti_gravity":
         a = int(rng.integers(lo_air, hi_air)) if airborne else int(rng.integers(2, max(3, T // 2)))
         b = min(T - 1, a + max(3, int(fps * rng.uniform(0.4, 1.0))))
@@ -148,7 +178,7 @@ def plan_physical(rng: np.random.Generator, world: World, ref: Reference, name: 
         end = hit.frame - 2 if hit is not None else T - 4
         if end < 3:
             return None
-        return DefectPlan(category, name, int(rng.integers(2, end)), -1)
+        return DefectPlan(category, name, int(rng.integers(2, end)), -1, claim=name)
     raise ValueError(category)
 
 
@@ -334,8 +364,12 @@ def make_clip(rng: np.random.Generator, *, renderer: str, num_defects: int, max_
             cat = PROMPT_DEFECTS[int(rng.integers(len(PROMPT_DEFECTS)))]
             if cat in prompt_defects or (cat.startswith("sound") and any(p.startswith("sound") for p in prompt_defects)):
                 continue
+            needs = _prompt_defect_objects(cat, world, ref, mentioned, used_objects)
+            if needs is None:
+                continue
+            used_objects.update(needs)  # reserved: no physical defect may change what this claim is about
             if cat == "freeze":
-                if plans or T < 8:
+                if used_objects or T < 8:  # a freeze moves every event: alone with no reserved claim
                     continue
                 a = int(rng.integers(2, T - 4))
                 n = int(rng.integers(2, max(3, int(fps * 0.9))))
