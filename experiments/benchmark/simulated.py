@@ -348,12 +348,22 @@ def make_clip(rng: np.random.Generator, *, renderer: str, num_defects: int, max_
     while len(plans) + len(prompt_defects) < num_defects and tries < 40:
         tries += 1
         if rng.random() < 0.62:
-            name = mentioned[int(rng.integers(len(mentioned)))]
-            if name in used_objects or any(p.category == "freeze" for p in plans):
+            if any(p.category == "freeze" for p in plans):
                 continue
-            options = [c for c in PHYSICAL_BY_ROLE[world.roles[name].role]
-                       if not (renderer == "analytic" and c in ANALYTIC_UNSUPPORTED)]
-            cat = options[int(rng.integers(len(options)))]
+            # Category first (uniform over what the free objects allow), then an object that allows it: drawing
+            # the object first would make the categories of the commonest role (falling bodies) dominate.
+            by_cat: dict[str, list[str]] = {}
+            for n in mentioned:
+                if n in used_objects:
+                    continue
+                for c in PHYSICAL_BY_ROLE[world.roles[n].role]:
+                    if not (renderer == "analytic" and c in ANALYTIC_UNSUPPORTED):
+                        by_cat.setdefault(c, []).append(n)
+            if not by_cat:
+                continue
+            cats = sorted(by_cat)
+            cat = cats[int(rng.integers(len(cats)))]
+            name = by_cat[cat][int(rng.integers(len(by_cat[cat])))]
             plan = plan_physical(rng, world, ref, name, cat, renderer)
             if plan is not None:
                 plans.append(plan)
