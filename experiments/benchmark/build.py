@@ -35,7 +35,7 @@ CORPUS_VERSION = 1
 
 
 def load_sources(cfg: DictConfig) -> dict[str, Source]:
-    return {name: instantiate(node) for name, node in cfg.sources.items()}
+    return {name: instantiate(node, _convert_="all") for name, node in cfg.sources.items()}
 
 
 def all_plans(sources: dict[str, Source], seed: int) -> list[ClipPlan]:

@@ -111,6 +111,7 @@ def _run(client, world: World, plans: list[DefectPlan], render: bool) -> Rendere
     boosted: set[str] = set()
     pending_boost: dict[str, float] = {}
     reenable: dict[str, tuple[str, float]] = {}
+    release_at: dict[str, tuple[str, int]] = {}
 
     def set_pair(a: str, b: str, enable: bool) -> None:
         client.setCollisionFilterPair(ids[a], ids[b], -1, -1, int(enable))
@@ -182,6 +183,12 @@ def _run(client, world: World, plans: list[DefectPlan], render: bool) -> Rendere
                     held.pop(n, None)
                     lin, ang = restore_velocity.pop(n, ((0, 0, 0), (0, 0, 0)))
                     client.resetBaseVelocity(ids[n], lin, ang)
+        for n, (other, frame) in list(release_at.items()):
+            if k == frame:
+                held.pop(n, None)
+                held.pop(other, None)
+                set_pair(n, other, True)
+                del release_at[n]
         for n in hidden:
             client.resetBasePositionAndOrientation(ids[n], HIDDEN_POSITION_M, (0, 0, 0, 1))
             client.resetBaseVelocity(ids[n], (0, 0, 0), (0, 0, 0))
@@ -256,7 +263,11 @@ def _run(client, world: World, plans: list[DefectPlan], render: bool) -> Rendere
                 ra = spec.object(n).size_m[0]
                 rb = spec.object(other).size_m[0]
                 if ra + rb - np.linalg.norm(pa - pb) >= overlap:
-                    set_pair(n, other, True)
+                    # Hold the interpenetrating pair for a while (the solver would part them within a few
+                    # physics steps, between two frames), then let the collision act.
+                    for body in (n, other):
+                        held[body] = client.getBasePositionAndOrientation(ids[body])
+                    release_at[n] = (other, k + 1 + max(2, int(round(0.25 * fps))))
                     del reenable[n]
     tmp.cleanup()
 

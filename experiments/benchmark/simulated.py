@@ -36,6 +36,10 @@ ANALYTIC_UNSUPPORTED = {"penetration_on_contact"}
 PROMPT_DEFECTS = ("wrong_direction", "wrong_order", "wrong_count", "missing_object", "wrong_text",
                   "sound_missing", "sound_early", "sound_late", "freeze")
 MAX_MENTIONED = 4
+#: The scene kind a focused clip (one that must carry a given category first) is drawn from.
+FOCUS_KIND = {"penetration_on_contact": "collide", "pass_through_object": "collide", "no_bounce": "drop",
+              "wrong_bounce_height": "drop", "wrong_order": "drop", "wrong_count": "drop",
+              "pass_through_wall": "roll", "wrong_acceleration": "drop"}
 
 
 class Reference:
@@ -65,6 +69,16 @@ def _rebound(ref: Reference, name: str, r: float) -> tuple[int, int, float] | No
         return None
     k = first.frame + int(np.argmax(z[first.frame:end + 1]))
     return first.frame, k, float(z[k] - r)
+
+
+def _reference(world: World, renderer: str) -> Reference:
+    """The clean run of ``world`` with the clip's own physics (PyBullet stepped here, or ``sim.engine``)."""
+    if renderer == "pybullet":
+        clean = scenes_pybullet.simulate(world, [], render=False)
+        return Reference({n: t.position_m for n, t in clean.objects.items()}, clean.impacts)
+    traj = scenes_analytic.clean_trajectory(world)
+    return Reference({n: np.asarray(traj.position_m[i]) for i, n in enumerate(traj.object_names)},
+                     scenes_analytic._impacts(world, traj))
 
 
 def _prompt_defect_objects(cat: str, world: World, ref: Reference, mentioned: list[str],
@@ -319,31 +333,44 @@ def annotate_physical(plan: DefectPlan, clip: RenderedClip, ref: Reference, worl
 
 
 def make_clip(rng: np.random.Generator, *, renderer: str, num_defects: int, max_objects: int = 6,
-              max_width: int = 848, max_pixel_frames: int = MAX_PIXEL_FRAMES) -> MadeClip:
+              max_width: int = 848, max_pixel_frames: int = MAX_PIXEL_FRAMES, focus: str | None = None) -> MadeClip:
     """A clip of ``renderer`` ("pybullet" | "analytic") with ``num_defects`` defects planned (fewer may survive:
     see the notes)."""
-    world = sample_world(rng, max_objects=max_objects, max_width=max_width, max_pixel_frames=max_pixel_frames)
+    plans: list[DefectPlan] = []
+    prompt_defects: list[str] = []
+    used_objects: set[str] = set()
+    # A focused clip draws worlds of the kind its category needs until one allows it (at most 6).
+    for _attempt in range(6 if focus else 1):
+        world = sample_world(rng, kind=FOCUS_KIND.get(focus or "", None), min_objects=2 if focus else 1,
+                             max_objects=max_objects, max_width=max_width, max_pixel_frames=max_pixel_frames)
+        ref = _reference(world, renderer)
+        names = list(world.roles)
+        mentioned = names[:MAX_MENTIONED]
+        if not focus:
+            break
+        if focus in PROMPT_DEFECTS:
+            needs = _prompt_defect_objects(focus, world, ref, mentioned, set())
+            if needs is not None:
+                used_objects.update(needs)
+                prompt_defects.append(focus)
+                break
+            continue
+        plan = None
+        for n in mentioned:
+            if plan is None and focus in PHYSICAL_BY_ROLE[world.roles[n].role]:
+                plan = plan_physical(rng, world, ref, n, focus, renderer)
+        if plan is not None:
+            plans.append(plan)
+            used_objects.update({plan.object} | ({plan.other} & set(names) if plan.other else set()))
+            break
     spec = world.spec
     T, fps = spec.num_frames, spec.fps
-    if renderer == "pybullet":
-        clean = scenes_pybullet.simulate(world, [], render=False)
-        ref = Reference({n: t.position_m for n, t in clean.objects.items()}, clean.impacts)
-    else:
-        traj = scenes_analytic.clean_trajectory(world)
-        ref = Reference({n: np.asarray(traj.position_m[i]) for i, n in enumerate(traj.object_names)},
-                        scenes_analytic._impacts(world, traj))
-
-    names = list(world.roles)
     main = names[0]
-    mentioned = names[:MAX_MENTIONED]
     notes: list[str] = []
     if len(names) > MAX_MENTIONED:
         notes.append(f"objects not named in the prompt: {', '.join(names[MAX_MENTIONED:])}")
 
     # ---- choose the defects
-    plans: list[DefectPlan] = []
-    prompt_defects: list[str] = []
-    used_objects: set[str] = set()
     tries = 0
     while len(plans) + len(prompt_defects) < num_defects and tries < 40:
         tries += 1

@@ -58,7 +58,9 @@ class Source:
 
     def settings(self) -> dict:
         """What a clip depends on (the counts are not: adding clips leaves the others up to date)."""
-        return {k: v for k, v in asdict(self).items() if k not in ("defective", "clean")}
+        # An empty focus is left out, so that sources without one keep the hashes they had before it existed.
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()
+                if k not in ("defective", "clean") and not (k == "focus" and not v)}
 
     def make(self, plan: ClipPlan, out_dir: Path) -> MadeClip:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -72,12 +74,15 @@ class SimulatedSource(Source):
     max_objects: int = 6
     max_width: int = 848
     max_pixel_frames: int = MAX_PIXEL_FRAMES
+    #: Categories the clips must carry first, in turn (clip i: focus[i % len]); empty: all drawn at random.
+    focus: tuple[str, ...] = ()
 
     def make(self, plan: ClipPlan, out_dir: Path) -> MadeClip:
         rng = np.random.default_rng(plan.seed)
+        focus = self.focus[plan.index % len(self.focus)] if self.focus and plan.defective else None
         return simulated.make_clip(rng, renderer=self.renderer, num_defects=num_defects(rng, plan.defective),
                                    max_objects=self.max_objects, max_width=self.max_width,
-                                   max_pixel_frames=self.max_pixel_frames)
+                                   max_pixel_frames=self.max_pixel_frames, focus=focus)
 
 
 @dataclass
