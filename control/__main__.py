@@ -29,7 +29,7 @@ from sim.types import SceneSpec, Trajectory
 from veriphy.errors import UserError
 from veriphy.files import write_json
 from veriphy.hashing import sha256_file, sha256_json
-from veriphy.hydra_app import configure_threads, exit_on_user_error, hydra_run_dir
+from veriphy.hydra_app import CONFIG_PATH, configure_threads, exit_on_user_error, hydra_run_dir, run_app
 from veriphy.manifest import write_manifest
 
 
@@ -121,9 +121,14 @@ def run(cfg: DictConfig) -> Path:
     return out
 
 
-@hydra.main(version_base="1.3", config_path="../conf", config_name="control_app")
-def main(cfg: DictConfig) -> None:
+@hydra.main(version_base="1.3", config_path=CONFIG_PATH, config_name="control_app")
+def _hydra_main(cfg: DictConfig) -> None:
     run(cfg)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m control [key=value ...]`` (``argv``: the arguments, default the command line's)."""
+    run_app(_hydra_main, argv)
 
 
 if __name__ == "__main__":

@@ -15,13 +15,13 @@ from pydantic import TypeAdapter, ValidationError
 from sim.engine import simulate, spec_sha256
 from sim.io import load_request, load_spec, save_spec, save_trajectory
 from sim.predicates import Predicate, check_names, evaluate
-from sim.request import PhysicsRequest, SceneTemplate
+from sim.request import PhysicsRequest, scene_from_config
 from sim.revise import run_revision_loop
 from sim.summarize import summarize
 from veriphy.errors import UserError, user_error_from_validation
 from veriphy.files import write_json
 from veriphy.hashing import sha256_file
-from veriphy.hydra_app import configure_threads, exit_on_user_error, hydra_run_dir
+from veriphy.hydra_app import CONFIG_PATH, configure_threads, exit_on_user_error, hydra_run_dir, run_app
 from veriphy.manifest import write_manifest
 
 CONF_DIR = Path(__file__).resolve().parent.parent / "conf"
@@ -85,11 +85,7 @@ def run(cfg: DictConfig) -> int:
             inputs["spec"] = cfg.spec_file
         else:
             source = _group_file("scene")
-            try:
-                template = SceneTemplate.model_validate(OmegaConf.to_container(cfg.scene, resolve=True))
-            except ValidationError as exc:
-                raise user_error_from_validation(exc, file=source) from None
-            spec = template.build({}, file=source)
+            spec = scene_from_config(OmegaConf.to_container(cfg.scene, resolve=True), file=source)
         predicates = _predicates(cfg, "predicates (sim_app)")
         problems = check_names(predicates, spec)
         if problems:
@@ -126,13 +122,18 @@ def run(cfg: DictConfig) -> int:
     return 0 if ok else 1
 
 
-@hydra.main(version_base="1.3", config_path="../conf", config_name="sim_app")
+@hydra.main(version_base="1.3", config_path=CONFIG_PATH, config_name="sim_app")
 @exit_on_user_error
-def main(cfg: DictConfig) -> None:
+def _hydra_main(cfg: DictConfig) -> None:
     code = run(cfg)
     # Unmet predicates are a result, not an error (a sweep goes on); ``strict=true`` makes them exit 1.
     if code and cfg.get("strict", False):
         sys.exit(code)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m sim [key=value ...]`` (``argv``: the arguments, default the command line's)."""
+    run_app(_hydra_main, argv)
 
 
 if __name__ == "__main__":

@@ -32,7 +32,7 @@ from critic.suites.base import Suite, import_suite, manifest_of_run
 from critic.suites.coverage import check_half, coverage_table
 from critic.suites.run import build, export_verdicts, write_agreement, write_coverage
 from veriphy.errors import EXIT_USER_ERROR, UserError
-from veriphy.hydra_app import exit_on_user_error, hydra_run_dir
+from veriphy.hydra_app import CONFIG_PATH, exit_on_user_error, hydra_run_dir, run_app
 from veriphy.manifest import write_manifest
 
 CONF = Path(__file__).resolve().parents[2] / "conf"
@@ -107,7 +107,7 @@ def cmd_coverage(cfg: DictConfig, suite: Suite, run_dir: Path) -> None:
     print(f"coverage: {out_dir / 'coverage.md'}")
 
 
-@hydra.main(version_base="1.3", config_path="../../conf", config_name="suites_app")
+@hydra.main(version_base="1.3", config_path=CONFIG_PATH, config_name="suites_app")
 @exit_on_user_error
 def main(cfg: DictConfig) -> None:
     commands = {"import": cmd_import, "export": cmd_export, "agree": cmd_agree, "coverage": cmd_coverage}
@@ -135,14 +135,14 @@ def with_positionals(argv: list[str]) -> list[str]:
     return out
 
 
-def cli() -> None:
-    args = with_positionals(sys.argv[1:])
+def cli(argv: list[str] | None = None) -> None:
+    """``python -m critic.suites COMMAND SUITE key=value ...`` (``argv``: default the command line's)."""
+    args = with_positionals(sys.argv[1:] if argv is None else list(argv))
     suite = next((a.split("=", 1)[1] for a in args if a.startswith("suite=")), None)
     if suite is not None and suite not in suite_names():
         print(f"error: suite: unknown suite {suite!r} (known: {', '.join(suite_names())})", file=sys.stderr)
         sys.exit(EXIT_USER_ERROR)
-    sys.argv = [sys.argv[0], *args]
-    main()
+    run_app(main, args)
 
 
 if __name__ == "__main__":
