@@ -27,8 +27,6 @@ TRAJECTORY_ARRAYS = ("t_s", "position_m", "orientation_xyzw", "linear_velocity_m
 def read_mapping(path: str | os.PathLike) -> dict[str, Any]:
     """A JSON or YAML file (by suffix; YAML parses JSON too) that must hold a mapping."""
     path = Path(path)
-    if not path.is_file():
-        raise UserError("file not found", file=path)
     text = read_text(path)
     try:
         data = yaml.safe_load(text)
