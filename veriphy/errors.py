@@ -37,7 +37,9 @@ def user_error_from_validation(exc: Exception, *, file: str | os.PathLike | None
             reasons = "; ".join(
                 f"{'.'.join(str(p) for p in e.get('loc', ())) or '(root)'}: {e.get('msg')}" for e in errs[:5]
             )
-            return UserError(reasons if len(errs) > 1 else str(errs[0].get("msg")), file=file,
+            reasons = reasons.replace("Value error, ", "")
+            return UserError(reasons if len(errs) > 1 else str(errs[0].get("msg")).replace("Value error, ", ""),
+                             file=file,
                              field=fields if len(errs) == 1 else None)
     return UserError(str(exc), file=file)
 

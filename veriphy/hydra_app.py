@@ -75,7 +75,9 @@ def user_error_of(exc: BaseException) -> UserError | None:
     for cur in chain:
         if isinstance(cur, (HydraException, OmegaConfBaseException)):
             causes = [_one_line(c) for c in chain[chain.index(cur) + 1:] if str(c).strip()]
-            reason = _one_line(cur) + ("" if not causes or causes[0] in _one_line(cur) else f" ({causes[0]})")
+            # Hydra appends its search path to a missing option's message: noise for the user.
+            own = _one_line(str(cur).split("Config search path:")[0])
+            reason = own + ("" if not causes or causes[0] in own else f" ({causes[0]})")
             key = getattr(cur, "full_key", None)
             return UserError(reason or type(cur).__name__, field=str(key) if key else "overrides")
     return None
