@@ -15,7 +15,6 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,7 +22,21 @@ import numpy as np
 import pytest
 import yaml
 
+from control.__main__ import main as control_main
+from control.depth import DepthControl
+from control.io import save_control
+from control.render import AnalyticRenderer
+from critic.__main__ import main as critic_main
+from critic.suites.__main__ import cli as suites_main
+from experiments.demo import main as demo_main
+from experiments.run import main as experiments_main
+from generate.__main__ import main as generate_main
+from generate.sigmas import main as sigmas_main
 from sim import scenes
+from sim.__main__ import main as sim_main
+from sim.engine import simulate
+from sim.io import load_spec
+from veriphy.video import write_video
 
 ROOT = Path(__file__).resolve().parents[1]
 SUBPROCESS = os.environ.get("VERIPHY_BAD_INPUTS_SUBPROCESS") == "1"
@@ -94,13 +107,6 @@ def inputs(tmp_path_factory) -> Path:
     weights = corrupt / "transformer" / "diffusion_pytorch_model.safetensors"
     weights.write_bytes(weights.read_bytes()[:1000])
     # A control run and a small video for the stages after control.
-    from control.io import save_control
-    from control.depth import DepthControl
-    from control.render import AnalyticRenderer
-    from sim.engine import simulate
-    from sim.io import load_spec
-    from veriphy.video import write_video
-
     spec = load_spec(w / "small_spec.json")
     traj = simulate(spec)
     video = DepthControl(renderer=AnalyticRenderer())(spec, traj)
@@ -270,29 +276,13 @@ CASES = [
 def _call(module: str, argv: list[str]) -> int:
     """Run the command in-process; its exit code."""
     if module == SIGMAS:
-        from generate.sigmas import main
-
-        return main(argv)
+        return sigmas_main(argv)
     if module == DEMO:
-        from experiments.demo import main
-
-        return main(argv)
-    entry: dict[str, Callable] = {}
-    if module == SIM:
-        from sim.__main__ import main as entry_main
-    elif module == CONTROL:
-        from control.__main__ import main as entry_main
-    elif module == GENERATE:
-        from generate.__main__ import main as entry_main
-    elif module == CRITIC:
-        from critic.__main__ import main as entry_main
-    elif module == SUITES:
-        from critic.suites.__main__ import cli as entry_main
-    else:
-        from experiments.run import main as entry_main
-    entry[module] = entry_main
+        return demo_main(argv)
+    entry = {SIM: sim_main, CONTROL: control_main, GENERATE: generate_main, CRITIC: critic_main,
+             SUITES: suites_main, EXPERIMENTS: experiments_main}[module]
     try:
-        entry[module](argv)
+        entry(argv)
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else 1
     return 0

@@ -10,7 +10,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from control.__main__ import main as control_main
+from critic.__main__ import main as critic_main
+from generate.__main__ import main as generate_main
 from sim import scenes
+from sim.__main__ import main as sim_main
+from veriphy.video import write_video
 
 UNCOMPARED = {"timings.json"}
 
@@ -53,31 +58,23 @@ def small_spec(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def control_run(tmp_path_factory, small_spec) -> Path:
-    from control.__main__ import main
-
     run = tmp_path_factory.mktemp("control") / "run"
-    main([f"scene_file={small_spec}", "progress=false", "save_rgb=false", f"hydra.run.dir={run}"])
+    control_main([f"scene_file={small_spec}", "progress=false", "save_rgb=false", f"hydra.run.dir={run}"])
     return run
 
 
 def test_sim_reruns_are_byte_identical(tmp_path):
-    from sim.__main__ import main
-
-    _twice(main, ["request=throw_to_target", "budget=2", "progress=false"], tmp_path,
+    _twice(sim_main, ["request=throw_to_target", "budget=2", "progress=false"], tmp_path,
            expect={"scene.json", "trajectory.npz", "predicates.json", "revisions.jsonl", "manifest.json"})
 
 
 def test_control_reruns_are_byte_identical(tmp_path, small_spec):
-    from control.__main__ import main
-
-    _twice(main, [f"scene_file={small_spec}", "progress=false"], tmp_path,
+    _twice(control_main, [f"scene_file={small_spec}", "progress=false"], tmp_path,
            expect={"control.mp4", "control.npz", "meta.json", "metrics.json", "scene_rgb.mp4", "manifest.json"})
 
 
 def test_generate_clip_reruns_are_byte_identical_with_timings_apart(tmp_path, control_run):
-    from generate.__main__ import main
-
-    files = _twice(main, [f"control={control_run}", "prompt=a red ball bounces", "generator=tiny_random",
+    files = _twice(generate_main, [f"control={control_run}", "prompt=a red ball bounces", "generator=tiny_random",
                           "num_steps=2", "progress=false"], tmp_path,
                    expect={"clip.mp4", "clip.npz", "clip.json", "metrics.json", "manifest.json"})
     assert "timings_s" not in json.loads(files["clip.json"])["extra"]
@@ -87,9 +84,7 @@ def test_generate_clip_reruns_are_byte_identical_with_timings_apart(tmp_path, co
 
 
 def test_generate_sweep_reruns_are_byte_identical(tmp_path, control_run):
-    from generate.__main__ import main
-
-    files = _twice(main, [f"control={control_run}", "prompt=a red ball bounces", "generator=tiny_random",
+    files = _twice(generate_main, [f"control={control_run}", "prompt=a red ball bounces", "generator=tiny_random",
                           "num_steps=2", "sweep=[0,1]", "progress=false"], tmp_path,
                    expect={"release_00/clip.npz", "release_01/clip.json", "metrics.json", "manifest.json"})
     assert (tmp_path / "first" / "release_01" / "timings.json").is_file()
@@ -97,13 +92,10 @@ def test_generate_sweep_reruns_are_byte_identical(tmp_path, control_run):
 
 
 def test_critic_reruns_are_byte_identical(tmp_path):
-    from critic.__main__ import main
-    from veriphy.video import write_video
-
     frames = np.full((8, 32, 32, 3), 90, dtype=np.uint8)
     for k in range(8):
         frames[k, 12:20, 2 + 3 * k:10 + 3 * k] = (220, 30, 30)
     video = tmp_path / "clip.mp4"
     write_video(video, frames, 8.0)
-    _twice(main, [f"video={video}", "prompt=a red ball rolls to the right", "progress=false"], tmp_path,
+    _twice(critic_main, [f"video={video}", "prompt=a red ball rolls to the right", "progress=false"], tmp_path,
            expect={"plan.json", "evidence.jsonl", "verdict.json", "report.html", "manifest.json"})

@@ -10,6 +10,7 @@ import yaml
 from sim.authors import NumericAuthor
 from sim.authors.base import Proposal
 from sim.io import load_request
+from sim.__main__ import main as sim_main
 from sim.revise import run_revision_loop
 
 # The ball cannot reach x = 40 m at 3 m/s at most: no author can make this hold.
@@ -62,11 +63,9 @@ def test_no_improvement_within_patience_stops_the_loop(tmp_path):
 
 
 def test_the_command_writes_the_best_spec_and_says_why_it_stopped(tmp_path):
-    from sim.__main__ import main
-
     path, _ = _request(tmp_path)
     run = tmp_path / "run"
-    main([f"request_file={path}", "budget=100000", "patience=4", "progress=false", f"hydra.run.dir={run}"])
+    sim_main([f"request_file={path}", "budget=100000", "patience=4", "progress=false", f"hydra.run.dir={run}"])
     predicates = json.loads((run / "predicates.json").read_text())
     assert predicates["converged"] is False and predicates["stop_reason"] in ("repeated", "no_improvement")
     assert predicates["solves"] < 60 and not predicates["all_hold"]
