@@ -82,6 +82,9 @@ def inputs(tmp_path_factory) -> Path:
     (w / "open_target.yaml").write_text(_request({"_target_": "builtins.open", "file": marker, "mode": "w"}))
     (w / "mkdir_target.yaml").write_text(_request({"_target_": "os.mkdir", "path": marker}))
     (w / "system_target.yaml").write_text(_request({"_target_": "os.system", "command": f"touch {marker}"}))
+    (w / "open_target_fixed.yaml").write_text(yaml.safe_dump({
+        "scene": {"_target_": "builtins.open", "file": marker, "mode": "w"},
+        "predicates": [{"kind": "lands_in_region", "object": "ball", "x_range_m": [1.9, 2.1]}]}))
     (w / "spec_open.json").write_text(json.dumps({"_target_": "builtins.open", "file": marker, "mode": "w"}))
     (w / "spec_mkdir.yaml").write_text(yaml.safe_dump({"_target_": "os.mkdir", "path": marker}))
     # Text files that are not UTF-8.
@@ -141,6 +144,8 @@ CASES = [
          message="is not a scene template", marker=True),
     Case("sim-request-target-system", SIM, ("request_file={w}/system_target.yaml", _RUN),
          message="'os.system' is not a scene template", marker=True),
+    Case("sim-request-target-no-free-parameters", SIM, ("request_file={w}/open_target_fixed.yaml", _RUN),
+         message="'builtins.open' is not a scene template", marker=True),
     Case("sim-spec-target-open", SIM, ("spec_file={w}/spec_open.json", _RUN),
          message="is not a scene template", marker=True),
     Case("sim-spec-target-mkdir", SIM, ("spec_file={w}/spec_mkdir.yaml", _RUN),
