@@ -26,10 +26,10 @@ from control.render import check_trajectory_matches
 from sim.engine import simulate
 from sim.io import load_spec, load_trajectory, save_spec, save_trajectory, spec_from_mapping
 from sim.types import SceneSpec, Trajectory
-from veriphy.errors import UserError
+from veriphy.errors import UserError, check_int
 from veriphy.files import write_json
 from veriphy.hashing import sha256_file, sha256_json
-from veriphy.hydra_app import configure_threads, exit_on_user_error, hydra_run_dir
+from veriphy.hydra_app import CONFIG_PATH, configure_threads, exit_on_user_error, hydra_run_dir, run_app
 from veriphy.manifest import write_manifest
 
 
@@ -86,6 +86,11 @@ def _load_inputs(cfg: DictConfig) -> tuple[SceneSpec, Trajectory, dict[str, str]
 @exit_on_user_error
 def run(cfg: DictConfig) -> Path:
     configure_threads(cfg.get("num_threads"))
+    # Plain values first: a mistake must not surface after the simulation and the rendering.
+    crf = check_int(cfg.crf, field="crf", minimum=0, maximum=51)
+    for key in ("height", "width", "num_frames"):
+        if cfg.get(key) is not None:
+            check_int(cfg[key], field=key, minimum=1)
 
     spec, traj, input_hashes, simulated, where = _load_inputs(cfg)
     try:
@@ -104,9 +109,9 @@ def run(cfg: DictConfig) -> Path:
     if simulated:
         save_spec(spec, out / "scene.json")
         save_trajectory(traj, out / "trajectory.npz")
-    save_control(video, out, input_sha256=input_hashes, crf=int(cfg.crf))
+    save_control(video, out, input_sha256=input_hashes, crf=crf)
     if cfg.save_rgb:
-        save_scene_rgb(render, out, crf=int(cfg.crf))
+        save_scene_rgb(render, out, crf=crf)
     object_fraction = float((video.frames > 0).mean())
     write_json(out / "metrics.json", {"kind": video.kind, "fallback_reason": video.fallback_reason,
                                       "object_pixel_fraction": object_fraction,
@@ -121,9 +126,14 @@ def run(cfg: DictConfig) -> Path:
     return out
 
 
-@hydra.main(version_base="1.3", config_path="../conf", config_name="control_app")
-def main(cfg: DictConfig) -> None:
+@hydra.main(version_base="1.3", config_path=CONFIG_PATH, config_name="control_app")
+def _hydra_main(cfg: DictConfig) -> None:
     run(cfg)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m control [key=value ...]`` (``argv``: the arguments, default the command line's)."""
+    run_app(_hydra_main, argv)
 
 
 if __name__ == "__main__":

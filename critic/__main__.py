@@ -32,7 +32,7 @@ from critic.types import ClipVerdict
 from veriphy.errors import UserError
 from veriphy.files import atomic_write_bytes, dumps_json
 from veriphy.hashing import sha256_bytes
-from veriphy.hydra_app import configure_threads, exit_on_user_error, hydra_run_dir
+from veriphy.hydra_app import CONFIG_PATH, configure_threads, exit_on_user_error, hydra_run_dir, run_app
 from veriphy.manifest import write_manifest
 
 
@@ -134,9 +134,9 @@ def run_batch(manifest: Path, comp: CriticComponents, run_dir: Path) -> dict[str
     return counts
 
 
-@hydra.main(version_base="1.3", config_path="../conf", config_name="critic_app")
+@hydra.main(version_base="1.3", config_path=CONFIG_PATH, config_name="critic_app")
 @exit_on_user_error
-def main(cfg: DictConfig) -> None:
+def _hydra_main(cfg: DictConfig) -> None:
     configure_threads(cfg.get("num_threads"))
     run_dir = hydra_run_dir()
     if cfg.get("manifest") is not None:
@@ -167,6 +167,11 @@ def main(cfg: DictConfig) -> None:
             w = f" [{c.window.start_s:.2f}-{c.window.end_s:.2f} s]" if c.window else ""
             print(f"  contradicted: \"{c.text}\" (chars {c.span[0]}-{c.span[1]}){w}")
     print(f"run directory: {run_dir}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m critic [key=value ...]`` (``argv``: the arguments, default the command line's)."""
+    run_app(_hydra_main, argv)
 
 
 if __name__ == "__main__":

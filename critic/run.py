@@ -22,7 +22,7 @@ from critic.planners.base import PlanResult
 from critic.report import write_outputs
 from critic.types import ClipVerdict, CostSummary, VideoContext, VideoSanity
 from critic.video import load_video
-from veriphy.errors import UserError
+from veriphy.errors import UserError, check_int
 from veriphy.hashing import sha256_file, sha256_json
 
 DEFAULT_MAX_PROMPT_CHARS = 4000
@@ -51,11 +51,18 @@ def build_components(cfg: Any) -> CriticComponents:
     for family, node in (critic_cfg.get("specialists") or {}).items():
         if node is not None and "_target_" in node:
             specialists[str(family)] = instantiate(node)
+    cache_dir = cfg.get("cache_dir")
+    if cache_dir and Path(str(cache_dir)).exists() and not Path(str(cache_dir)).is_dir():
+        raise UserError("is a file; the operation cache needs a folder", file=str(cache_dir), field="cache_dir")
+    if cfg.get("memory") and Path(str(cfg.memory)).is_dir():
+        raise UserError("is a folder; the lessons file is a JSON file", file=str(cfg.memory), field="memory")
+    max_prompt_chars = check_int(cfg.get("max_prompt_chars", DEFAULT_MAX_PROMPT_CHARS), field="max_prompt_chars",
+                                 minimum=1)
     memory = Memory(cfg.memory) if cfg.get("memory") else None
     return CriticComponents(planner=instantiate(critic_cfg.planner), specialists=specialists,
                             aggregator=instantiate(critic_cfg.aggregator), memory=memory,
                             cache=OperationCache(cfg.get("cache_dir")),
-                            max_prompt_chars=int(cfg.get("max_prompt_chars", DEFAULT_MAX_PROMPT_CHARS)),
+                            max_prompt_chars=max_prompt_chars,
                             report=bool(cfg.get("report", True)), progress=bool(cfg.get("progress", False)))
 
 

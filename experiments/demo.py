@@ -32,6 +32,7 @@ import numpy as np
 
 from experiments import jobstate
 from experiments.figures import depth_frames_figure, load_jobs, retention_figure
+from veriphy.errors import EXIT_USER_ERROR, UserError, check_float, check_int
 from veriphy.files import atomic_write_bytes, dumps_json, read_json
 
 #: The second appearance of the Fig. 6 analogue (conf/appearance/); the sweep's own is the app's default.
@@ -49,8 +50,36 @@ def _run(step: str, args: list[str], log_dir: Path) -> None:
                               env={**os.environ, "WANDB_MODE": os.environ.get("WANDB_MODE", "offline")})
     print(f"[demo] {step}: {time.perf_counter() - tic:.1f} s (log: {log})", flush=True)
     if proc.returncode != 0:
-        sys.stderr.write(log.read_text()[-4000:])
-        raise SystemExit(f"[demo] {step} failed with exit code {proc.returncode}; see {log}")
+        text = log.read_text(errors="replace")
+        sys.stderr.write(text[-4000:])
+        print(f"[demo] {step} failed with exit code {proc.returncode}; see {log}", file=sys.stderr)
+        # The step's own exit code: 2 when it refused the user's input, 1 when it failed.
+        raise SystemExit(EXIT_USER_ERROR if proc.returncode == EXIT_USER_ERROR else 1)
+
+
+def _int_list(text: str, field: str, *, minimum: int = 0, maximum: int | None = None) -> list[int]:
+    """``"0,5,10"`` as integers, or a :class:`UserError` naming the option and the bad item."""
+    items = [t.strip() for t in str(text).split(",")]
+    if not items or any(not t for t in items):
+        raise UserError(f"expected a comma-separated list of integers, got {text!r}", field=field)
+    return [check_int(t, field=field, minimum=minimum, maximum=maximum) for t in items]
+
+
+def check_arguments(args: argparse.Namespace) -> None:
+    """Every option of the demo, before anything runs or is written."""
+    check_int(args.num_steps, field="--num-steps", minimum=1)
+    check_int(args.budget, field="--budget", minimum=1)
+    check_float(args.ball_radius, field="--ball-radius", above=0.0)
+    _int_list(args.release_steps, "--release-steps", minimum=0, maximum=args.num_steps)
+    _int_list(args.seeds, "--seeds", minimum=0)
+    out = Path(args.out)
+    for parent in (out, *out.parents):
+        if parent.exists():
+            if not parent.is_dir():
+                raise UserError("is a file; the demo's output must be a folder", file=parent, field="--out")
+            if not os.access(parent, os.W_OK | os.X_OK):
+                raise UserError("folder not writable", file=parent, field="--out")
+            break
 
 
 def _fmt(v, digits: int = 3) -> str:
@@ -65,6 +94,15 @@ def _mean(rows: list[dict], key: str, digits: int = 3, counted: bool = True) -> 
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The demo; a user's mistake exits 2 with ``error: FIELD: REASON`` before anything runs."""
+    try:
+        return _main(argv)
+    except UserError as exc:
+        print(f"error: {exc.message}", file=sys.stderr)
+        return EXIT_USER_ERROR
+
+
+def _main(argv: list[str] | None) -> int:
     parser = argparse.ArgumentParser(prog="python -m experiments.demo", description=__doc__.split("\n\n")[0])
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d_%H-%M-%S")
     parser.add_argument("--out", type=Path, default=Path("outputs") / "demo" / stamp)
@@ -80,6 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--override", nargs="*", default=[],
                         help="further overrides of the sweep (e.g. video.width=32 generator=tiny_random)")
     args = parser.parse_args(argv)
+    check_arguments(args)
     root = args.out.absolute()
     logs = root / "logs"
     tic = time.perf_counter()

@@ -37,7 +37,7 @@ from experiments.types import GenerationSettings, SceneRequirements
 from generate.io import save_clip
 from generate.schedulers import resolve_release_step
 from sim.io import save_spec, save_trajectory
-from veriphy.errors import UserError, user_error_from_validation
+from veriphy.errors import UserError, check_int, user_error_from_validation
 from veriphy.files import read_json, save_npz, write_json
 from veriphy.hashing import sha256_file, sha256_json
 from veriphy.manifest import write_manifest
@@ -143,6 +143,7 @@ class ReleasePointJob:
 
     def __call__(self, cfg: DictConfig, ctx: JobContext) -> dict[str, Any]:
         job_dir = ctx.job_dir
+        check_job_values(cfg)
         # The critic's settings (used by ablations and the demo's verdicts) do not change a release job.
         key = job_key(cfg, exclude=("critic",))
         if not start_job(job_dir, key):
@@ -185,8 +186,8 @@ class ReleasePointJob:
 
         generator_cfg = _config_dict(cfg.generator) if "generator" in cfg else {}
         release_steps = _sibling_steps(cfg, ctx)
-        request = ClipRequest(control=scene.control, prompt=str(cfg.prompt), seed=int(cfg.seed),
-                              num_steps=int(cfg.num_steps), release_step=release_step,
+        request = ClipRequest(control=scene.control, prompt=str(cfg.prompt), seed=check_int(cfg.seed, field="seed"),
+                              num_steps=check_int(cfg.num_steps, field="num_steps"), release_step=release_step,
                               group_release_steps=release_steps, shared_dir=ctx.sweep_dir,
                               generator_key=sha256_json(generator_cfg),
                               negative_prompt=cfg.get("negative_prompt"),
@@ -238,10 +239,22 @@ class ReleasePointJob:
         return metrics
 
 
+def check_job_values(cfg: DictConfig) -> None:
+    """The plain values of a release-point job, checked before anything is simulated, rendered or written
+    (a seed that is not a number must not surface after the scene was simulated and its control rendered)."""
+    check_int(cfg.seed, field="seed", minimum=0)
+    check_int(cfg.num_steps, field="num_steps", minimum=1)
+    release_step_of(cfg)
+    generation_settings(cfg)
+    if not str(cfg.get("prompt") or "").strip():
+        raise UserError("the prompt is empty", field="prompt")
+
+
 def release_step_of(cfg: DictConfig) -> int:
     """i* of the job: ``probe.release_step``, or N (control throughout) when null."""
+    num_steps = check_int(cfg.num_steps, field="num_steps", minimum=1)
     try:
-        return resolve_release_step(OmegaConf.select(cfg, "probe.release_step"), int(cfg.num_steps))
+        return resolve_release_step(OmegaConf.select(cfg, "probe.release_step"), num_steps)
     except ValueError as exc:
         raise UserError(str(exc), field="probe.release_step") from None
 

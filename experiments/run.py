@@ -21,7 +21,7 @@ import hydra
 from omegaconf import DictConfig
 
 from experiments.jobs import JobContext
-from veriphy.hydra_app import configure_threads, exit_on_user_error
+from veriphy.hydra_app import CONFIG_PATH, configure_threads, exit_on_user_error, run_app
 
 
 def job_context(cfg: DictConfig):
@@ -48,9 +48,14 @@ def run_task(cfg: DictConfig) -> dict[str, Any]:
     return job(cfg, job_context(cfg))
 
 
-@hydra.main(version_base="1.3", config_path="../conf", config_name="experiments_app")
-def main(cfg: DictConfig) -> Any:
+@hydra.main(version_base="1.3", config_path=CONFIG_PATH, config_name="experiments_app")
+def _hydra_main(cfg: DictConfig) -> Any:
     return run_task(cfg)
+
+
+def main(argv: list[str] | None = None) -> Any:
+    """``python -m experiments.run [-m] key=value ...`` (``argv``: default the command line's)."""
+    return run_app(_hydra_main, argv)
 
 
 if __name__ == "__main__":

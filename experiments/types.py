@@ -70,8 +70,8 @@ class GenerationSettings(_Frozen):
     * ``progress``: show the denoising steps (the only one that does not change the clip)."""
 
     mode: Literal["skip", "zero_scale"] = "skip"
-    guidance_scale: float | None = None
-    guidance_scale_2: float | None = None
+    guidance_scale: Annotated[float, Field(ge=0, allow_inf_nan=False)] | None = None
+    guidance_scale_2: Annotated[float, Field(ge=0, allow_inf_nan=False)] | None = None
     max_sequence_length: Annotated[int, Field(gt=0)] | None = None
     progress: bool = True
 

@@ -23,10 +23,10 @@ from generate.io import save_clip
 from generate.pipeline import generate_clip
 from generate.schedulers import resolve_release_step
 from generate.sweep import generate_release_sweep
-from veriphy.errors import UserError
-from veriphy.files import write_json
+from veriphy.errors import UserError, check_float, check_int
+from veriphy.files import read_text, write_json
 from veriphy.hashing import sha256_bytes, sha256_json
-from veriphy.hydra_app import configure_threads, exit_on_user_error, hydra_run_dir
+from veriphy.hydra_app import CONFIG_PATH, configure_threads, exit_on_user_error, hydra_run_dir, run_app
 from veriphy.manifest import write_manifest
 
 
@@ -36,9 +36,7 @@ def read_prompt(cfg: DictConfig) -> tuple[str, str]:
         raise UserError("give prompt or prompt_file, not both", field="prompt")
     if cfg.get("prompt_file"):
         path = Path(cfg.prompt_file)
-        if not path.is_file():
-            raise UserError("file not found", file=path, field="prompt_file")
-        text = path.read_text().strip()
+        text = read_text(path, field="prompt_file").strip()
         if not text:
             raise UserError("the prompt file is empty", file=path, field="prompt_file")
         return text, str(path)
@@ -65,14 +63,20 @@ def run(cfg: DictConfig) -> Path:
     if cfg.get("control_dir") in (None, "", "???"):
         raise UserError("no control video: give control=RUN_DIR (a control run directory)", field="control")
     prompt, prompt_source = read_prompt(cfg)
+    # Every plain value first: a mistake found after the weights loaded would waste the load.
+    num_steps = check_int(cfg.num_steps, field="num_steps", minimum=1)
+    seed = check_int(cfg.seed, field="seed", minimum=0)
+    crf = check_int(cfg.mp4_crf, field="mp4_crf", minimum=0, maximum=51)
+    guidance_scale = check_float(cfg.guidance_scale, field="guidance_scale", minimum=0.0)
+    guidance_scale_2 = None if cfg.get("guidance_scale_2") is None else \
+        check_float(cfg.guidance_scale_2, field="guidance_scale_2", minimum=0.0)
+    if cfg.get("sweep") is not None and not OmegaConf.is_list(cfg.sweep):
+        raise UserError(f"must be a list of release steps like [0,10,20], got {cfg.sweep!r}", field="sweep")
+    sweep = None if cfg.get("sweep") is None else [check_int(s, field="sweep") for s in cfg.sweep]
     control = load_control(cfg.control_dir)
     builder = _instantiate(cfg.generator, "generator")
     scheduler = _instantiate(cfg.scheduler, "scheduler")
     probe = _instantiate(cfg.probe, "probe")
-    num_steps = int(cfg.num_steps)
-    if num_steps < 1:
-        raise UserError(f"must be >= 1, got {num_steps}", field="num_steps")
-    sweep = None if cfg.get("sweep") is None else [int(s) for s in cfg.sweep]
     try:
         release_step = probe.resolve(num_steps)
         for s in sweep or []:
@@ -89,9 +93,8 @@ def run(cfg: DictConfig) -> Path:
                         f"{want[2]}x{want[1]} px x {want[0]} frames; render the control at the generator's size "
                         "or override generator.height/width/num_frames", file=cfg.control_dir, field="frames")
     pipe = builder.load()
-    common = dict(seed=int(cfg.seed), num_steps=num_steps, negative_prompt=str(cfg.negative_prompt or ""),
-                  guidance_scale=float(cfg.guidance_scale),
-                  guidance_scale_2=None if cfg.get("guidance_scale_2") is None else float(cfg.guidance_scale_2),
+    common = dict(seed=seed, num_steps=num_steps, negative_prompt=str(cfg.negative_prompt or ""),
+                  guidance_scale=guidance_scale, guidance_scale_2=guidance_scale_2,
                   max_sequence_length=int(builder.max_sequence_length), scheduler=scheduler, mode=probe.mode,
                   progress=bool(cfg.progress), source=str(cfg.control_dir), **req)
     out = hydra_run_dir()
@@ -100,17 +103,18 @@ def run(cfg: DictConfig) -> Path:
         dirs = {}
         for i_star, clip in clips.items():
             d = out / f"release_{i_star:02d}"
-            save_clip(clip, d, crf=int(cfg.mp4_crf))
+            save_clip(clip, d, crf=crf)
             dirs[i_star] = d
         first = next(iter(clips.values()))
         metrics = {"release_steps": sorted(clips), "sigma_rel": {str(k): c.sigma_rel for k, c in clips.items()},
                    "expert_switch_step": first.expert_switch_step, **first.extra["sweep"]}
     else:
         clip = generate_clip(pipe, control, prompt, release_step=release_step, **common)
-        save_clip(clip, out, crf=int(cfg.mp4_crf))
+        save_clip(clip, out, crf=crf)
+        # Wall-clock seconds are in timings.json (save_clip), so metrics.json is reproducible.
         metrics = {"release_step": clip.release_step, "sigma_rel": clip.sigma_rel,
                    "expert_switch_step": clip.expert_switch_step,
-                   "transformer_calls": clip.extra["transformer_calls"], "timings_s": clip.extra["timings_s"]}
+                   "transformer_calls": clip.extra["transformer_calls"]}
         first = clip
     write_json(out / "metrics.json", metrics)
     input_hashes = {"control_frames": first.extra["control_sha256"], "prompt": sha256_bytes(prompt.encode()),
@@ -124,7 +128,7 @@ def run(cfg: DictConfig) -> Path:
     return out
 
 
-@hydra.main(version_base="1.3", config_path="../conf", config_name="generate_app")
+@hydra.main(version_base="1.3", config_path=CONFIG_PATH, config_name="generate_app")
 def _hydra_main(cfg: DictConfig) -> None:
     run(cfg)
 
@@ -135,9 +139,9 @@ def command_line_aliases(argv: list[str]) -> list[str]:
     return [f"control_dir={a[len('control='):]}" if a.startswith("control=") else a for a in argv]
 
 
-def main() -> None:
-    sys.argv = [sys.argv[0], *command_line_aliases(sys.argv[1:])]
-    _hydra_main()
+def main(argv: list[str] | None = None) -> None:
+    """``python -m generate [key=value ...]`` (``argv``: the arguments, default the command line's)."""
+    run_app(_hydra_main, command_line_aliases(sys.argv[1:] if argv is None else list(argv)))
 
 
 if __name__ == "__main__":

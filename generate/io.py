@@ -3,10 +3,11 @@
 * ``clip.mp4``: H.264 (PyAV via :func:`veriphy.video.write_video`), for people and players.
 * ``clip.npz``: the exact frames (and audio), so comparisons between clips are exact (H.264 is lossy).
 * ``clip.json``: everything else (prompt, seed, model id and config hash, scheduler config, sigmas, i*,
-  sigma_rel, expert switch, trace, per-stage timings), with the sha256 of ``clip.npz``.
+  sigma_rel, expert switch, trace), with the sha256 of ``clip.npz``.
+* ``timings.json``: the wall-clock seconds per stage (``extra.timings_s`` of the clip in memory).
 
-``clip.npz`` and ``clip.mp4`` are byte-identical for the same inputs and seed; ``clip.json`` differs only in
-``extra.timings_s`` (wall-clock seconds).
+``clip.npz``, ``clip.mp4`` and ``clip.json`` are byte-identical for the same inputs and seed; only
+``timings.json`` differs between runs (manifests do not hash it).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from veriphy.video import write_video
 CLIP_JSON = "clip.json"
 CLIP_NPZ = "clip.npz"
 CLIP_MP4 = "clip.mp4"
+TIMINGS_JSON = "timings.json"
 FORMAT_VERSION = 1
 
 
@@ -45,7 +47,8 @@ def clip_record(clip: Clip) -> dict[str, Any]:
         "sigma_rel": clip.sigma_rel,
         "expert_switch_step": clip.expert_switch_step,
         "audio_rate_hz": clip.audio_rate_hz,
-        "extra": clip.extra,
+        # Wall-clock seconds differ between runs: they go to timings.json, so clip.json is reproducible.
+        "extra": {k: v for k, v in clip.extra.items() if k != "timings_s"},
     }
 
 
@@ -66,6 +69,8 @@ def save_clip(clip: Clip, run_dir: str | os.PathLike, *, mp4: bool = True, crf: 
         write_video(run_dir / CLIP_MP4, clip.frames, clip.fps, audio=clip.audio, audio_rate_hz=clip.audio_rate_hz,
                     crf=crf, lossless=lossless)
         record["mp4"] = {"file": CLIP_MP4, "lossless": lossless, "crf": None if lossless else crf}
+    if "timings_s" in clip.extra:
+        write_json(run_dir / TIMINGS_JSON, {"timings_s": clip.extra["timings_s"]})
     return write_json(run_dir / CLIP_JSON, record)
 
 
@@ -81,6 +86,10 @@ def load_clip(run_dir: str | os.PathLike) -> Clip:
     arrays = load_npz(npz_path)
     if "frames" not in arrays:
         raise UserError("no 'frames' array", file=npz_path)
+    extra = dict(rec.get("extra") or {})
+    timings_path = run_dir / TIMINGS_JSON
+    if timings_path.is_file():
+        extra.setdefault("timings_s", (read_json(timings_path) or {}).get("timings_s"))
     want = rec.get("npz_sha256")
     if want and sha256_file(npz_path) != want:
         raise UserError("clip.npz does not match the sha256 recorded in clip.json", file=npz_path)
@@ -91,7 +100,7 @@ def load_clip(run_dir: str | os.PathLike) -> Clip:
             model_id=rec.get("model_id", ""), scheduler=rec.get("scheduler") or {},
             sigmas=np.asarray(rec.get("sigmas") or [], dtype=np.float64), release_step=rec.get("release_step"),
             sigma_rel=rec.get("sigma_rel"), expert_switch_step=rec.get("expert_switch_step"),
-            audio=arrays.get("audio"), audio_rate_hz=rec.get("audio_rate_hz"), extra=rec.get("extra") or {},
+            audio=arrays.get("audio"), audio_rate_hz=rec.get("audio_rate_hz"), extra=extra,
         )
     except (KeyError, ValueError, TypeError) as exc:
         raise UserError(f"not a clip record ({exc})", file=json_path) from None

@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from veriphy.errors import UserError
+from veriphy.errors import UserError, check_float
 from veriphy.hashing import sha256_json
 
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -135,17 +135,27 @@ def load_wan_vace_dir(path: str | Path, *, transformer_dtype: str = "bfloat16", 
     path = Path(path).expanduser()
     check_weights_dir(path, require=require)
     extra: dict[str, Any] = {}
-    # The VAE stays in fp32 (Wan's recommendation: bf16 decoding bands); the text encoder follows the
-    # transformer unless told otherwise.
-    extra["vae"] = AutoencoderKLWan.from_pretrained(path, subfolder="vae", dtype=_dtype(vae_dtype),
-                                                    local_files_only=True)
-    if text_encoder_dtype is not None:
-        extra["text_encoder"] = UMT5EncoderModel.from_pretrained(path, subfolder="text_encoder",
-                                                                 dtype=_dtype(text_encoder_dtype),
-                                                                 local_files_only=True)
     if boundary_ratio is not None:
-        extra["boundary_ratio"] = float(boundary_ratio)
-    pipe = WanVACEPipeline.from_pretrained(path, dtype=_dtype(transformer_dtype), local_files_only=True, **extra)
+        extra["boundary_ratio"] = check_float(boundary_ratio, field="generator.boundary_ratio", minimum=0.0,
+                                              maximum=1.0)
+    try:
+        # The VAE stays in fp32 (Wan's recommendation: bf16 decoding bands); the text encoder follows the
+        # transformer unless told otherwise.
+        extra["vae"] = AutoencoderKLWan.from_pretrained(path, subfolder="vae", dtype=_dtype(vae_dtype),
+                                                        local_files_only=True)
+        if text_encoder_dtype is not None:
+            extra["text_encoder"] = UMT5EncoderModel.from_pretrained(path, subfolder="text_encoder",
+                                                                     dtype=_dtype(text_encoder_dtype),
+                                                                     local_files_only=True)
+        pipe = WanVACEPipeline.from_pretrained(path, dtype=_dtype(transformer_dtype), local_files_only=True,
+                                               **extra)
+    except UserError:
+        raise
+    except (OSError, ValueError, RuntimeError, EnvironmentError) as exc:
+        # A truncated or corrupt weight file (safetensors' header, a shape that does not fit the config).
+        reason = " ".join(str(exc).split())[:300]
+        raise UserError(f"cannot load the weights ({type(exc).__name__}: {reason})", file=path,
+                        field="generator.path") from None
     make_probeable(pipe)  # before offload hooks wrap forward
     return _place(pipe, device=device, cpu_offload=cpu_offload, vae_tiling=vae_tiling)
 
@@ -213,9 +223,11 @@ class WanVACEGenerator(GeneratorBuilder):
 
 @dataclass
 class TinyGenerator(GeneratorBuilder):
-    """The tiny WanVACE model: trained weights from ``pretrained_dir`` when that directory exists (relative
-    paths are taken from the ``generate`` package directory), else random weights from ``sizes`` and ``seed``.
-    ``require_pretrained`` refuses the random fallback."""
+    """The tiny WanVACE model: trained weights from ``pretrained_dir`` (relative paths are taken from the
+    ``generate`` package directory), or random weights from ``sizes`` and ``seed`` when ``pretrained_dir`` is
+    null (``generator=tiny_random``). A ``pretrained_dir`` that does not exist is refused when the builder is
+    made: never a quiet fall-back to random weights. ``require_pretrained`` also refuses ``pretrained_dir:
+    null``."""
 
     pretrained_dir: str | None = None
     require_pretrained: bool = False
@@ -223,6 +235,17 @@ class TinyGenerator(GeneratorBuilder):
     sizes: dict[str, Any] = field(default_factory=dict)
     dtype: str = "float32"
     device: str = "cpu"
+
+    def __post_init__(self) -> None:
+        pre = self.resolved_pretrained_dir()
+        if pre is not None and not pre.is_dir():
+            raise UserError("trained tiny model not found (no such folder; generator=tiny_random for random "
+                            "weights)", file=pre, field="generator.pretrained_dir")
+        if pre is None and self.require_pretrained:
+            raise UserError("require_pretrained is set but no pretrained_dir is given",
+                            field="generator.pretrained_dir")
+        for name in ("guidance_scale",):
+            check_float(getattr(self, name), field=f"generator.{name}", minimum=0.0)
 
     def resolved_pretrained_dir(self) -> Path | None:
         if not self.pretrained_dir:
@@ -236,13 +259,11 @@ class TinyGenerator(GeneratorBuilder):
         from generate.tiny import build_tiny_pipeline
 
         pre = self.resolved_pretrained_dir()
-        if pre is not None and pre.exists():
+        if pre is not None:
             pipe = load_wan_vace_dir(pre, transformer_dtype=self.dtype, vae_dtype="float32", device=self.device)
             pipe.veriphy_model_id = f"tiny-pretrained:{pre.name}"
             pipe.veriphy_config_sha256 = weights_config_sha256(pre)
             return pipe
-        if self.require_pretrained:
-            raise UserError("trained tiny model not found", file=pre, field="generator.pretrained_dir")
         sizes = dict(self.sizes)
         pipe = build_tiny_pipeline(seed=self.seed, dtype=_dtype(self.dtype), **sizes)
         make_probeable(pipe)

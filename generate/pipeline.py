@@ -25,7 +25,7 @@ from control.types import ControlVideo
 from generate.probe import WithdrawMode, experts, set_control
 from generate.schedulers import SigmaSchedule, resolve_release_step, schedule_of
 from generate.types import Clip
-from veriphy.errors import UserError
+from veriphy.errors import UserError, check_float, check_int
 from veriphy.hashing import sha256_bytes
 
 DEFAULT_NEGATIVE_PROMPT = ""
@@ -123,6 +123,12 @@ def prepare(pipe, control: ControlVideo, prompt: str, *, negative_prompt: str = 
                                               source=source)
     if not prompt:
         raise UserError("the prompt is empty", field="prompt")
+    # inf or NaN guidance would turn every latent into NaN (a black clip), not an error: refused here.
+    guidance_scale = check_float(guidance_scale, field="guidance_scale", minimum=0.0)
+    if guidance_scale_2 is not None:
+        guidance_scale_2 = check_float(guidance_scale_2, field="guidance_scale_2", minimum=0.0)
+    seed = check_int(seed, field="seed", minimum=0)
+    num_steps = check_int(num_steps, field="num_steps", minimum=1)
     if pipe.config.boundary_ratio is None and guidance_scale_2 is not None:
         raise UserError("guidance_scale_2 needs a two-expert model (boundary_ratio set)", field="guidance_scale_2")
     if pipe.config.boundary_ratio is not None and guidance_scale_2 is None:

@@ -16,11 +16,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from veriphy.errors import check_float, check_int
+
 
 def unipc_flow_scheduler(*, flow_shift: float = 3.0, num_train_timesteps: int = 1000, solver_order: int = 2,
                          lower_order_final: bool = True):
-    """A :class:`diffusers.UniPCMultistepScheduler` configured as Wan samples (cheap to build)."""
+    """A :class:`diffusers.UniPCMultistepScheduler` configured as Wan samples (cheap to build). A shift that is
+    not a positive finite number would give NaN or reversed sigmas: refused (``UserError``)."""
     from diffusers import UniPCMultistepScheduler
+
+    flow_shift = check_float(flow_shift, field="scheduler.flow_shift", above=0.0)
+    num_train_timesteps = check_int(num_train_timesteps, field="scheduler.num_train_timesteps", minimum=1)
+    solver_order = check_int(solver_order, field="scheduler.solver_order", minimum=1, maximum=3)
 
     return UniPCMultistepScheduler(
         num_train_timesteps=num_train_timesteps,
@@ -67,7 +74,18 @@ class SigmaSchedule:
 def resolve_release_step(release_step: int | None, num_steps: int) -> int:
     """The release step i* of an N-step run: control on steps 0..i*-1. ``None`` means N (control throughout);
     anything outside 0..N is a ``ValueError`` (commands report it as the user's error in their own field)."""
-    i_star = num_steps if release_step is None else int(release_step)
+    if release_step is None:
+        i_star = num_steps
+    elif isinstance(release_step, bool) or not isinstance(release_step, (int, float, str, np.integer)):
+        raise ValueError(f"release step i* must be an integer, got {release_step!r}")
+    else:
+        try:
+            value = float(release_step)
+        except ValueError:
+            raise ValueError(f"release step i* must be an integer, got {release_step!r}") from None
+        if not (np.isfinite(value) and value.is_integer()):  # 2.5 is a mistake, not step 2
+            raise ValueError(f"release step i* must be an integer, got {release_step!r}")
+        i_star = int(value)
     if not 0 <= i_star <= num_steps:
         raise ValueError(f"release step i* must be in 0..{num_steps} (N = {num_steps} steps), got {release_step}")
     return i_star

@@ -11,6 +11,7 @@ from __future__ import annotations
 import sys
 
 from generate.schedulers import SigmaSchedule, resolve_release_step, schedule_of, unipc_flow_scheduler
+from veriphy.errors import EXIT_USER_ERROR, UserError, check_float, check_int
 
 
 def format_table(schedule: SigmaSchedule, *, release_step: int | None = None) -> str:
@@ -36,37 +37,42 @@ def format_table(schedule: SigmaSchedule, *, release_step: int | None = None) ->
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
+def _run(args: list[str]) -> None:
     from omegaconf import OmegaConf
 
-    args = list(sys.argv[1:] if argv is None else argv)
-    if any(a in ("-h", "--help") for a in args):
-        print(__doc__)
-        return 0
     try:
         cfg = OmegaConf.merge(OmegaConf.create({"steps": 30, "shift": 3.0, "boundary": None, "release": None,
                                                 "num_train_timesteps": 1000}),
                               OmegaConf.from_dotlist(args))
     except Exception as exc:  # malformed key=value
-        print(f"error: arguments: {exc}", file=sys.stderr)
-        return 2
+        raise UserError(str(exc).splitlines()[0], field="arguments") from None
     unknown = set(cfg.keys()) - {"steps", "shift", "boundary", "release", "num_train_timesteps"}
     if unknown:
-        print(f"error: arguments: unknown keys {sorted(unknown)} (use steps=, shift=, boundary=, release=)",
-              file=sys.stderr)
-        return 2
-    steps = int(cfg.steps)
-    if steps < 1:
-        print(f"error: steps: must be >= 1, got {steps}", file=sys.stderr)
-        return 2
+        raise UserError(f"unknown keys {sorted(unknown)} (use steps=, shift=, boundary=, release=)",
+                        field="arguments")
+    steps = check_int(cfg.steps, field="steps", minimum=1)
+    shift = check_float(cfg.shift, field="shift", above=0.0)
+    # A ratio of the training timesteps: outside [0, 1] no step (or every step) would be the low-noise expert's.
+    boundary = None if cfg.boundary is None else check_float(cfg.boundary, field="boundary", minimum=0.0,
+                                                                maximum=1.0)
     try:
         release = None if cfg.release is None else resolve_release_step(cfg.release, steps)
     except ValueError as exc:
-        print(f"error: release: {exc}", file=sys.stderr)
-        return 2
-    sched = unipc_flow_scheduler(flow_shift=float(cfg.shift), num_train_timesteps=int(cfg.num_train_timesteps))
-    boundary = None if cfg.boundary is None else float(cfg.boundary)
+        raise UserError(str(exc), field="release") from None
+    sched = unipc_flow_scheduler(flow_shift=shift, num_train_timesteps=cfg.num_train_timesteps)
     print(format_table(schedule_of(sched, steps, boundary_ratio=boundary), release_step=release))
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if any(a in ("-h", "--help") for a in args):
+        print(__doc__)
+        return 0
+    try:
+        _run(args)
+    except UserError as exc:
+        print(f"error: {exc.message}", file=sys.stderr)
+        return EXIT_USER_ERROR
     return 0
 
 

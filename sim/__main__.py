@@ -15,16 +15,20 @@ from pydantic import TypeAdapter, ValidationError
 from sim.engine import simulate, spec_sha256
 from sim.io import load_request, load_spec, save_spec, save_trajectory
 from sim.predicates import Predicate, check_names, evaluate
-from sim.request import PhysicsRequest, SceneTemplate
+from sim.request import PhysicsRequest, scene_from_config
 from sim.revise import run_revision_loop
 from sim.summarize import summarize
-from veriphy.errors import UserError, user_error_from_validation
+from veriphy.errors import UserError, check_int, user_error_from_validation
 from veriphy.files import write_json
 from veriphy.hashing import sha256_file
-from veriphy.hydra_app import configure_threads, exit_on_user_error, hydra_run_dir
+from veriphy.hydra_app import CONFIG_PATH, configure_threads, exit_on_user_error, hydra_run_dir, run_app
 from veriphy.manifest import write_manifest
 
 CONF_DIR = Path(__file__).resolve().parent.parent / "conf"
+
+
+_STOP_WORDS = {"budget": "budget spent", "repeated": "the author proposed a spec it had already solved",
+               "no_improvement": "no improvement on the best solve within patience", "converged": "converged"}
 
 
 def _group_file(group: str) -> str:
@@ -74,6 +78,10 @@ def _write_outputs(run_dir: Path, spec, traj, report, extra: dict[str, Any]) -> 
 def run(cfg: DictConfig) -> int:
     """The task body; returns the process exit code (0 when every predicate holds, 1 otherwise)."""
     configure_threads(cfg.get("num_threads"), only_if_imported=True)  # sim itself never uses torch
+    # Plain values first: a mistake must not surface after the solves.
+    budget = check_int(cfg.budget, field="budget", file="sim_app", minimum=1)
+    patience = None if cfg.get("patience") is None else check_int(cfg.patience, field="patience", file="sim_app",
+                                                                  minimum=1)
     run_dir = hydra_run_dir()
     settings = _instantiate(cfg.sim, "sim")
     inputs: dict[str, str] = {}
@@ -85,11 +93,7 @@ def run(cfg: DictConfig) -> int:
             inputs["spec"] = cfg.spec_file
         else:
             source = _group_file("scene")
-            try:
-                template = SceneTemplate.model_validate(OmegaConf.to_container(cfg.scene, resolve=True))
-            except ValidationError as exc:
-                raise user_error_from_validation(exc, file=source) from None
-            spec = template.build({}, file=source)
+            spec = scene_from_config(OmegaConf.to_container(cfg.scene, resolve=True), file=source)
         predicates = _predicates(cfg, "predicates (sim_app)")
         problems = check_names(predicates, spec)
         if problems:
@@ -110,15 +114,15 @@ def run(cfg: DictConfig) -> int:
             if (CONF_DIR.parent / source).is_file():
                 inputs["request"] = str(CONF_DIR.parent / source)
         author = _instantiate(cfg.author, "author")
-        budget = int(cfg.budget)
-        if budget < 1:
-            raise UserError("must be >= 1", file="sim_app", field="budget")
-        result = run_revision_loop(request, author, budget, run_dir, settings=settings, progress=bool(cfg.progress))
+        result = run_revision_loop(request, author, budget, run_dir, settings=settings, progress=bool(cfg.progress),
+                                   patience=patience)
+        # The best spec found and its predicates, whatever ended the loop.
         _write_outputs(run_dir, result.spec, result.trajectory, result.report,
                        {"request": request.name, "converged": result.converged, "solves": result.solves,
-                        "values": result.values})
+                        "values": result.values, "stop_reason": result.stop_reason})
         summary = summarize(result.report)
-        summary += f"\n{'converged' if result.converged else 'not converged'} after {result.solves} solve(s)"
+        summary += (f"\n{'converged' if result.converged else 'not converged'} after {result.solves} solve(s)"
+                    + ("" if result.converged else f" ({_STOP_WORDS[result.stop_reason]})"))
         ok = result.converged
     write_manifest(run_dir, stage="sim", inputs=inputs)
     print(summary)
@@ -126,13 +130,18 @@ def run(cfg: DictConfig) -> int:
     return 0 if ok else 1
 
 
-@hydra.main(version_base="1.3", config_path="../conf", config_name="sim_app")
+@hydra.main(version_base="1.3", config_path=CONFIG_PATH, config_name="sim_app")
 @exit_on_user_error
-def main(cfg: DictConfig) -> None:
+def _hydra_main(cfg: DictConfig) -> None:
     code = run(cfg)
     # Unmet predicates are a result, not an error (a sweep goes on); ``strict=true`` makes them exit 1.
     if code and cfg.get("strict", False):
         sys.exit(code)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m sim [key=value ...]`` (``argv``: the arguments, default the command line's)."""
+    run_app(_hydra_main, argv)
 
 
 if __name__ == "__main__":

@@ -15,10 +15,10 @@ import numpy as np
 import yaml
 from pydantic import ValidationError
 
-from sim.request import PhysicsRequest, SceneTemplate
+from sim.request import PhysicsRequest, scene_from_config
 from sim.types import ContactEvent, SceneSpec, Trajectory, Window
 from veriphy.errors import UserError, user_error_from_validation
-from veriphy.files import atomic_write_bytes, dumps_json, load_npz, save_npz
+from veriphy.files import atomic_write_bytes, dumps_json, load_npz, read_text, save_npz
 
 TRAJECTORY_ARRAYS = ("t_s", "position_m", "orientation_xyzw", "linear_velocity_mps", "angular_velocity_radps",
                      "physics_t_s", "physics_position_m")
@@ -27,10 +27,9 @@ TRAJECTORY_ARRAYS = ("t_s", "position_m", "orientation_xyzw", "linear_velocity_m
 def read_mapping(path: str | os.PathLike) -> dict[str, Any]:
     """A JSON or YAML file (by suffix; YAML parses JSON too) that must hold a mapping."""
     path = Path(path)
-    if not path.is_file():
-        raise UserError("file not found", file=path)
+    text = read_text(path)
     try:
-        data = yaml.safe_load(path.read_text())
+        data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1})" if mark is not None else ""
@@ -43,7 +42,7 @@ def read_mapping(path: str | os.PathLike) -> dict[str, Any]:
 def spec_from_mapping(data: dict[str, Any], *, file: str | os.PathLike | None = None) -> SceneSpec:
     """Validate a SceneSpec mapping, or build one from a template node ``{_target_: sim.scenes.X, ...}``."""
     if "_target_" in data:
-        return SceneTemplate.model_validate(data).build({}, file=file)
+        return scene_from_config(data, file=file)
     try:
         return SceneSpec.model_validate(data)
     except ValidationError as exc:

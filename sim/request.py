@@ -19,7 +19,6 @@ of the free parameters, always inside their bounds.
 
 from __future__ import annotations
 
-import importlib
 import inspect
 import math
 import os
@@ -28,23 +27,33 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from sim.predicates import Predicate, check_names
+from sim.scenes import SCENE_TEMPLATES
 from veriphy.errors import user_error_from_validation, UserError
 from sim.types import SceneSpec, require_unique
 
 
 def resolve_callable(path: str):
-    """Import ``package.module.function`` (what ``_target_`` names)."""
-    module_name, _, attr = path.rpartition(".")
-    if not module_name:
-        raise ValueError(f"_target_ must be a dotted path like sim.scenes.thrown_ball, got {path!r}")
-    try:
-        module = importlib.import_module(module_name)
-        fn = getattr(module, attr)
-    except (ImportError, AttributeError) as exc:
-        raise ValueError(f"cannot import {path!r}: {exc}") from None
-    if not callable(fn):
-        raise ValueError(f"{path!r} is not callable")
+    """The registered scene template ``path`` names (``sim.scenes.SCENE_TEMPLATES``). A request or spec file is
+    data: its ``_target_`` picks one of the project's scene templates and can never import or call anything
+    else, so any other name is refused here, before anything runs."""
+    fn = SCENE_TEMPLATES.get(str(path))
+    if fn is None:
+        raise ValueError(f"_target_ {path!r} is not a scene template; known: {', '.join(sorted(SCENE_TEMPLATES))}")
     return fn
+
+
+def scene_from_config(node: Any, *, file: str | os.PathLike | None = None, field: str = "scene") -> SceneSpec:
+    """The spec of a scene config node ``{_target_: sim.scenes.NAME, kwarg: value, ...}``: the template is
+    looked up in the registry (never imported) and a bad node is a :class:`UserError` naming ``file``."""
+    if not isinstance(node, dict):
+        raise UserError(f"expected a scene template mapping ({{_target_: sim.scenes.NAME, ...}}), got {node!r}",
+                        file=file, field=field)
+    try:
+        template = SceneTemplate.model_validate(node)
+    except ValidationError as exc:
+        err = user_error_from_validation(exc, file=file)
+        raise UserError(err.reason, file=file, field=f"{field}.{err.field}" if err.field else field) from None
+    return template.build({}, file=file)
 
 
 class SceneTemplate(BaseModel):
@@ -54,6 +63,12 @@ class SceneTemplate(BaseModel):
 
     target: str = Field(alias="_target_")
     args: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("target")
+    @classmethod
+    def _registered(cls, target: str) -> str:
+        resolve_callable(target)  # refuse an unknown target while validating, before any call
+        return target
 
     @model_validator(mode="before")
     @classmethod

@@ -1,5 +1,6 @@
-"""The revision loop: Solve -> Validate -> Summarise -> Author revises -> ... until every predicate holds or
-the budget (number of solves) ends. Every solve is one line of ``revisions.jsonl``: the values, who proposed
+"""The revision loop: Solve -> Validate -> Summarise -> Author revises -> ... until every predicate holds, the
+budget (number of solves) ends, the author proposes a spec it has already solved (it would only cycle), or
+``patience`` solves in a row bring no improvement on the best one (an unreachable target). Every solve is one line of ``revisions.jsonl``: the values, who proposed
 them and why (with every attempt the author made), the spec, a trajectory summary, the predicate report and
 its summary. Lines are written as they happen, so an interrupted loop loses nothing."""
 
@@ -38,6 +39,9 @@ class RevisionResult:
     solves: int
     revisions: tuple[dict[str, Any], ...]
     attempts: tuple[Attempt, ...]
+    #: why the loop ended: ``converged``, ``budget``, ``repeated`` (the author proposed a spec already solved) or
+    #: ``no_improvement`` (``patience`` solves in a row did not improve on the best)
+    stop_reason: str = "budget"
 
 
 def trajectory_summary(traj: Trajectory) -> dict[str, Any]:
@@ -57,10 +61,14 @@ def _badness(a: Attempt) -> tuple[int, float]:
 
 def run_revision_loop(request: PhysicsRequest, author: Author, budget: int, run_dir: str | os.PathLike | None = None,
                       *, settings: EngineSettings | None = None, progress: bool = False,
-                      initial_values: dict[str, float] | None = None) -> RevisionResult:
-    """Run at most ``budget`` solves; write ``revisions.jsonl`` into ``run_dir`` when given."""
+                      initial_values: dict[str, float] | None = None, patience: int | None = 10) -> RevisionResult:
+    """Run at most ``budget`` solves; write ``revisions.jsonl`` into ``run_dir`` when given. Stops early when the
+    author proposes a spec already solved, or after ``patience`` solves in a row without improving on the best
+    (``None``: only the budget stops it). The result is the best solve either way."""
     if budget < 1:
         raise ValueError("budget must be >= 1 solve")
+    if patience is not None and patience < 1:
+        raise ValueError("patience must be >= 1 solve")
     log_path = None
     if run_dir is not None:
         log_path = Path(run_dir) / "revisions.jsonl"
@@ -70,6 +78,10 @@ def run_revision_loop(request: PhysicsRequest, author: Author, budget: int, run_
     proposal: Proposal | None = None
     attempts: list[Attempt] = []
     revisions: list[dict[str, Any]] = []
+    solved: set[str] = set()  # spec hashes
+    best: tuple[int, float] | None = None
+    since_best = 0
+    stop_reason = "budget"
     bar = None
     if progress:
         from tqdm import tqdm
@@ -77,6 +89,7 @@ def run_revision_loop(request: PhysicsRequest, author: Author, budget: int, run_
         bar = tqdm(total=budget, desc=f"revise {request.name}", unit="solve")
     for index in range(budget):
         spec = request.build_spec(values)
+        solved.add(spec_sha256(spec))
         traj = simulate(spec, settings=settings)
         report = evaluate(request.predicates, spec, traj)
         summary = summarize(report)
@@ -101,14 +114,28 @@ def run_revision_loop(request: PhysicsRequest, author: Author, budget: int, run_
         if bar is not None:
             bar.update(1)
             bar.set_postfix_str(summary.splitlines()[0][:60])
-        if report.all_hold or index == budget - 1:
+        badness = _badness(attempt)
+        if best is None or badness < best:
+            best, since_best = badness, 0
+        else:
+            since_best += 1
+        if report.all_hold:
+            stop_reason = "converged"
+            break
+        if index == budget - 1:
+            break
+        if patience is not None and since_best >= patience:
+            stop_reason = "no_improvement"
             break
         proposal = author.propose(request, attempts)
         values = request.clip(proposal.values)
+        if spec_sha256(request.build_spec(values)) in solved:
+            stop_reason = "repeated"  # the author is cycling: solving it again would change nothing
+            break
     if bar is not None:
         bar.close()
     converged = attempts[-1].report.all_hold
     final = attempts[-1] if converged else min(attempts, key=_badness)
     return RevisionResult(request=request, spec=final.spec, trajectory=final.trajectory, report=final.report,
                           values=final.values, converged=converged, solves=len(attempts),
-                          revisions=tuple(revisions), attempts=tuple(attempts))
+                          revisions=tuple(revisions), attempts=tuple(attempts), stop_reason=stop_reason)

@@ -8,12 +8,24 @@ camera sits at negative y looking along +y, 848x480 with a 50 deg vertical field
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 
 from sim.types import CameraSpec, ObjectSpec, SceneSpec, StaticSpec
 
 # Large enough that a fast ball stays on it for a whole clip (the world ends at 100 m, see EngineSettings).
+# The scene templates a request, a spec file or a ``conf/scene`` option may name as ``_target_``, by dotted path.
+# A data file chooses among these and nothing else: its ``_target_`` is looked up here, never imported.
+SCENE_TEMPLATES: dict[str, Callable[..., SceneSpec]] = {}
+
+
+def scene_template(fn: Callable[..., SceneSpec]) -> Callable[..., SceneSpec]:
+    """Register ``fn`` as a scene template under ``sim.scenes.<name>``."""
+    SCENE_TEMPLATES[f"{fn.__module__}.{fn.__name__}"] = fn
+    return fn
+
+
 FLOOR_HALF_EXTENTS_M = (60.0, 60.0, 0.05)
 FLOOR_COLOR = (0.55, 0.55, 0.55, 1.0)
 WALL_COLOR = (0.45, 0.5, 0.7, 1.0)
@@ -47,6 +59,7 @@ def launch_velocity(speed_mps: float, angle_deg: float) -> tuple[float, float, f
     return (speed_mps * math.cos(a), 0.0, speed_mps * math.sin(a))
 
 
+@scene_template
 def thrown_ball(launch_speed_mps: float = 4.5, launch_angle_deg: float = 40.0, launch_height_m: float = 1.0,
                 launch_x_m: float = 0.0, ball_radius_m: float = 0.1, ball_mass_kg: float = 0.45,
                 ball_restitution: float = 0.8, floor_restitution: float = 0.9, wall_restitution: float = 0.9,
@@ -89,6 +102,7 @@ def ramp_geometry(slope_deg: float, edge_x_m: float, edge_height_m: float, lengt
     return tuple(float(c) for c in center), quat
 
 
+@scene_template
 def ramp(slope_deg: float = 25.0, start_distance_m: float = 1.2, edge_x_m: float = 1.2, edge_height_m: float = 0.8,
          ramp_length_m: float = 1.6, ball_radius_m: float = 0.1, ball_mass_kg: float = 0.3,
          lateral_friction: float = 1.0, floor_rolling_friction: float = 0.05, fps: float = 16.0, num_frames: int = 81, seed: int = 0) -> SceneSpec:
@@ -117,6 +131,7 @@ def ramp(slope_deg: float = 25.0, start_distance_m: float = 1.2, edge_x_m: float
                      fps=fps, num_frames=num_frames, seed=seed)
 
 
+@scene_template
 def dominoes(n: int = 8, spacing_m: float = 0.3, height_m: float = 0.5, width_m: float = 0.25,
              thickness_m: float = 0.08, mass_kg: float = 0.3, tip_angular_velocity_radps: float = 2.0,
              spacing_jitter_m: float = 0.0, fps: float = 16.0, num_frames: int = 81, seed: int = 0) -> SceneSpec:
@@ -148,6 +163,7 @@ def dominoes(n: int = 8, spacing_m: float = 0.3, height_m: float = 0.5, width_m:
                      fps=fps, num_frames=num_frames, seed=seed)
 
 
+@scene_template
 def collision(speed_a_mps: float = 2.5, speed_b_mps: float = 0.0, gap_m: float = 1.5, radius_m: float = 0.12,
               mass_a_kg: float = 0.5, mass_b_kg: float = 0.5, restitution: float = 0.9, floor_rolling_friction: float = 0.05, fps: float = 16.0,
               num_frames: int = 81, seed: int = 0) -> SceneSpec:

@@ -128,6 +128,19 @@ class CameraSpec(_Frozen):
     def _check(self) -> "CameraSpec":
         if self.far_m <= self.near_m:
             raise ValueError(f"far_m ({self.far_m}) must exceed near_m ({self.near_m})")
+        # A camera must have a viewing direction and an up that is not along it: otherwise its image plane is
+        # undefined (a zero or NaN rotation), and every projection of it would be NaN.
+        view = np.subtract(self.target_m, self.eye_m)
+        view_norm, up_norm = float(np.linalg.norm(view)), float(np.linalg.norm(self.up))
+        if view_norm < 1e-9:
+            raise ValueError(f"eye_m and target_m are the same point {tuple(self.eye_m)}: the camera has no viewing "
+                             "direction")
+        if up_norm < 1e-9:
+            raise ValueError("up is the zero vector")
+        sine = float(np.linalg.norm(np.cross(view / view_norm, np.asarray(self.up) / up_norm)))
+        if sine < 1e-6:
+            raise ValueError(f"up {tuple(self.up)} is parallel to the viewing direction (target_m - eye_m): the "
+                             "image's vertical is undefined")
         return self
 
 

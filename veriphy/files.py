@@ -60,7 +60,10 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
         tmp.write_bytes(data)
         os.replace(tmp, path)
     except BaseException:
-        tmp.unlink(missing_ok=True)
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:  # the folder itself refused the write: nothing was left in it
+            pass
         raise
 
 
@@ -98,11 +101,27 @@ def load_npz(path: str | os.PathLike) -> dict[str, np.ndarray]:
         raise UserError(f"not a readable .npz file ({exc})", file=path) from None
 
 
+def read_text(path: str | os.PathLike, *, field: str | None = None) -> str:
+    """A user's text file (request, spec, prompt, manifest, suite, lessons): UTF-8, or a :class:`UserError`
+    naming the file (missing, a folder, unreadable, or not UTF-8 with the byte offset of the first bad byte)."""
+    path = Path(path)
+    if path.is_dir():
+        raise UserError("is a folder, expected a file", file=path, field=field)
+    if not path.is_file():
+        raise UserError("file not found", file=path, field=field)
+    try:
+        return path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UserError(f"not UTF-8 text (byte {exc.start}: {exc.reason})", file=path, field=field) from None
+    except OSError as exc:
+        raise UserError(f"cannot read ({exc.strerror})", file=path, field=field) from None
+
+
 def read_json(path: str | os.PathLike) -> Any:
     path = Path(path)
     if not path.is_file():
         raise UserError("file not found", file=path)
     try:
-        return json.loads(path.read_text())
+        return json.loads(read_text(path))
     except json.JSONDecodeError as exc:
         raise UserError(f"not valid JSON (line {exc.lineno}: {exc.msg})", file=path) from None

@@ -31,8 +31,8 @@ from omegaconf import DictConfig
 from critic.suites.base import Suite, import_suite, manifest_of_run
 from critic.suites.coverage import check_half, coverage_table
 from critic.suites.run import build, export_verdicts, write_agreement, write_coverage
-from veriphy.errors import EXIT_USER_ERROR, UserError
-from veriphy.hydra_app import exit_on_user_error, hydra_run_dir
+from veriphy.errors import EXIT_USER_ERROR, UserError, check_int
+from veriphy.hydra_app import CONFIG_PATH, exit_on_user_error, hydra_run_dir, run_app
 from veriphy.manifest import write_manifest
 
 CONF = Path(__file__).resolve().parents[2] / "conf"
@@ -61,7 +61,8 @@ def cmd_import(cfg: DictConfig, suite: Suite, run_dir: Path) -> None:
     path = _path(cfg, "path")
     out = _out(cfg, run_dir / "manifest.jsonl")
     videos = Path(str(cfg.videos)) if cfg.get("videos") is not None else None
-    result = import_suite(suite, path, out, videos, cfg.get("limit"))
+    limit = None if cfg.get("limit") is None else check_int(cfg.limit, field="limit", minimum=1)
+    result = import_suite(suite, path, out, videos, limit)
     write_manifest(run_dir, stage="suites", inputs={"path": path, "manifest": out},
                    extra={"command": "import", "suite": suite.name, "items": len(result.items),
                           "rows_left_out": len(result.problems)})
@@ -94,12 +95,13 @@ def cmd_agree(cfg: DictConfig, suite: Suite, run_dir: Path) -> None:
 def cmd_coverage(cfg: DictConfig, suite: Suite, run_dir: Path) -> None:
     path = _path(cfg, "path")
     half = check_half(str(cfg.half))
+    top = check_int(cfg.top, field="top", minimum=0)
     result = suite.read(path)
     for problem in result.problems:
         print(f"error: {problem.message}", file=sys.stderr)
     planner = build(cfg.critic.planner, "critic.planner")
     out_dir = _out(cfg, run_dir)
-    report = write_coverage(suite, result.items, planner, out_dir, half=half, source=str(path), top=int(cfg.top),
+    report = write_coverage(suite, result.items, planner, out_dir, half=half, source=str(path), top=top,
                             progress=bool(cfg.progress))
     write_manifest(run_dir, stage="suites", inputs={"path": path},
                    extra={"command": "coverage", "suite": suite.name, "half": report.half, "prompts": report.prompts})
@@ -107,7 +109,7 @@ def cmd_coverage(cfg: DictConfig, suite: Suite, run_dir: Path) -> None:
     print(f"coverage: {out_dir / 'coverage.md'}")
 
 
-@hydra.main(version_base="1.3", config_path="../../conf", config_name="suites_app")
+@hydra.main(version_base="1.3", config_path=CONFIG_PATH, config_name="suites_app")
 @exit_on_user_error
 def main(cfg: DictConfig) -> None:
     commands = {"import": cmd_import, "export": cmd_export, "agree": cmd_agree, "coverage": cmd_coverage}
@@ -135,14 +137,14 @@ def with_positionals(argv: list[str]) -> list[str]:
     return out
 
 
-def cli() -> None:
-    args = with_positionals(sys.argv[1:])
+def cli(argv: list[str] | None = None) -> None:
+    """``python -m critic.suites COMMAND SUITE key=value ...`` (``argv``: default the command line's)."""
+    args = with_positionals(sys.argv[1:] if argv is None else list(argv))
     suite = next((a.split("=", 1)[1] for a in args if a.startswith("suite=")), None)
     if suite is not None and suite not in suite_names():
         print(f"error: suite: unknown suite {suite!r} (known: {', '.join(suite_names())})", file=sys.stderr)
         sys.exit(EXIT_USER_ERROR)
-    sys.argv = [sys.argv[0], *args]
-    main()
+    run_app(main, args)
 
 
 if __name__ == "__main__":

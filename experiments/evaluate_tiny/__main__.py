@@ -20,7 +20,7 @@ from experiments.evaluate_tiny.markdown import autoencoder_markdown, report_mark
 from experiments.evaluate_tiny.plot import plot_sweep
 from veriphy.errors import UserError
 from veriphy.files import write_json
-from veriphy.hydra_app import configure_threads, exit_on_user_error, hydra_run_dir
+from veriphy.hydra_app import CONFIG_PATH, configure_threads, exit_on_user_error, hydra_run_dir, run_app
 from veriphy.manifest import write_manifest
 
 
@@ -99,9 +99,14 @@ def _write_report(run_dir: Path, tracker, rep: dict[str, Any], markdown: str, fl
     write_json(run_dir / "metrics.json", flat)
 
 
-@hydra.main(version_base="1.3", config_path="../../conf", config_name="evaluate_app")
-def main(cfg: DictConfig) -> None:
+@hydra.main(version_base="1.3", config_path=CONFIG_PATH, config_name="evaluate_app")
+def _hydra_main(cfg: DictConfig) -> None:
     exit_on_user_error(run)(cfg)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """The command (``argv``: its arguments, default the command line's)."""
+    run_app(_hydra_main, argv)
 
 
 if __name__ == "__main__":

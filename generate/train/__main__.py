@@ -14,7 +14,7 @@ from omegaconf import DictConfig
 
 from generate.train.run import run_training
 from veriphy.files import write_json
-from veriphy.hydra_app import configure_threads, exit_on_user_error, hydra_run_dir
+from veriphy.hydra_app import CONFIG_PATH, configure_threads, exit_on_user_error, hydra_run_dir, run_app
 from veriphy.manifest import write_manifest
 
 
@@ -37,9 +37,14 @@ def run(cfg: DictConfig) -> None:
     print(f"pipeline: {result.pipeline_dir}", file=sys.stderr)
 
 
-@hydra.main(version_base="1.3", config_path="../../conf", config_name="train_app")
-def main(cfg: DictConfig) -> None:
+@hydra.main(version_base="1.3", config_path=CONFIG_PATH, config_name="train_app")
+def _hydra_main(cfg: DictConfig) -> None:
     exit_on_user_error(run)(cfg)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """The command (``argv``: its arguments, default the command line's)."""
+    run_app(_hydra_main, argv)
 
 
 if __name__ == "__main__":

@@ -115,7 +115,7 @@ def load_encoded(workdir: Path, key: str) -> dict[str, Any] | None:
     """The cached encoding in ``workdir`` when it was made with ``key``, else None."""
     cache, key_file = workdir / CACHE, workdir / CACHE_KEY
     stale = key_file.is_file() and key_file.read_text().strip() != key
-    encoded = torch.load(cache, weights_only=False) if cache.is_file() and not stale else None
+    encoded = torch.load(cache, weights_only=True) if cache.is_file() and not stale else None
     if stale or (encoded is not None and encoded.get("key") != key):
         # Same work folder, other data/autoencoder/prompt settings: the cached latents would silently be wrong.
         print(f"{cache}: encoded with other settings; encoding again", file=sys.stderr)

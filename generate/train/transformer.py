@@ -76,7 +76,7 @@ def train_transformer(cfg: TransformerTraining, encoded: dict[str, torch.Tensor]
     ckpt = workdir / "transformer_state.pt"
     start = 0
     if ckpt.is_file():
-        state = torch.load(ckpt, weights_only=False)
+        state = torch.load(ckpt, weights_only=True)  # tensors and numbers only: a checkpoint never runs code
         for key, module in {**modules, **averages}.items():
             module.load_state_dict(state[key])
         opt.load_state_dict(state["optimizer"])

@@ -30,7 +30,7 @@ def train_vae(cfg: VAETraining, arrays: dict[str, np.ndarray], workdir: Path, *,
     ckpt = workdir / "vae_state.pt"
     start = 0
     if ckpt.is_file():
-        state = torch.load(ckpt, weights_only=False)
+        state = torch.load(ckpt, weights_only=True)  # tensors and numbers only: a checkpoint never runs code
         vae.load_state_dict(state["model"])
         opt.load_state_dict(state["optimizer"])
         start = int(state["step"])

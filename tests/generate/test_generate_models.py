@@ -62,8 +62,11 @@ def test_weights_missing_from_a_component_are_named(pipe1, tmp_path):
         check_weights_dir(tmp_path)
 
 
-def test_tiny_random_fallback_and_require_pretrained(tmp_path):
-    pipe = TinyGenerator(pretrained_dir=str(tmp_path / "absent"), seed=0).load()
+def test_tiny_random_only_when_asked_and_a_missing_pretrained_dir_is_refused(tmp_path):
+    pipe = TinyGenerator(pretrained_dir=None, seed=0).load()
     assert pipe.veriphy_model_id == "tiny-random"
+    # A folder that does not exist is a mistake, never a quiet fall-back to random weights.
     with pytest.raises(UserError, match="trained tiny model not found"):
-        TinyGenerator(pretrained_dir=str(tmp_path / "absent"), require_pretrained=True).load()
+        TinyGenerator(pretrained_dir=str(tmp_path / "absent"), seed=0)
+    with pytest.raises(UserError, match="no pretrained_dir"):
+        TinyGenerator(pretrained_dir=None, require_pretrained=True)
