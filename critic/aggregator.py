@@ -35,9 +35,16 @@ EPS_S = 1e-9
 SLACK_FRACTION = 0.25
 
 
+def frame_period_s(w: TimeWindow) -> float:
+    """The time one frame of the window stands for (s): its length over the frames it covers."""
+    return w.length_s / (w.end_frame - w.start_frame + 1)
+
+
 def slack_s(a: TimeWindow, b: TimeWindow, fraction: float = SLACK_FRACTION) -> float:
-    """Slack (s): ``fraction`` of the shorter window (a quarter by default)."""
-    return fraction * min(a.length_s, b.length_s)
+    """Slack (s): ``fraction`` of the shorter window (a quarter by default), and never less than one frame period
+    of the coarser window: an event seen on video is timed no finer than the frame it falls in, so at 8 fps a sound
+    60 ms before the frame of contact is not early."""
+    return max(fraction * min(a.length_s, b.length_s), frame_period_s(a), frame_period_s(b))
 
 
 def _fmt(w: TimeWindow) -> str:

@@ -39,12 +39,14 @@ class TesseractReader:
     """``read`` specialist. Missing ``tesseract`` binary -> unknown with the reason."""
 
     name = "tesseract"
-    version = "1"
+    version = "2"
 
     def __init__(self, frames: int = 6, psm: int = 6, lang: str = "eng", match: float = 0.8, min_chars: int = 3,
-                 upscale_to: int = 64):
+                 upscale_to: int = 64, different: float = 0.5):
         self.frames, self.psm, self.lang = frames, psm, lang
         self.match, self.min_chars, self.upscale_to = match, min_chars, upscale_to
+        #: a read with similarity below this to the claimed text is another text (above it: a misread)
+        self.different = different
 
     def available(self) -> bool:
         return shutil.which("tesseract") is not None
@@ -127,11 +129,16 @@ class TesseractReader:
             w = video.window(hits[0], hits[-1])
             return Measurement(state="supported", required=required, measured=f"read '{reads[hits[0]][:60]}'", window=w,
                                windows={"visible": w}, values=values, cost=cost)
-        if legible:
-            w = video.window(legible[0], legible[-1])
+        # another text is evidence only when it is read the same in two sampled frames and is clearly not the
+        # claimed one: a misread of the claimed text ('vesr' for 'TEST') or glyph noise differs frame to frame
+        stable = [k for k in legible if sum(normalise(reads[j]) == normalise(reads[k]) for j in legible) >= 2
+                  and scores[k] < self.different]
+        if stable:
+            w = video.window(stable[0], stable[-1])
             best = max(scores.values())
             return Measurement(state="contradicted", required=required,
-                               measured=f"read '{reads[legible[0]][:60]}' instead (similarity {best:.2f})", window=w,
+                               measured=f"read '{reads[stable[0]][:60]}' instead (similarity {best:.2f})", window=w,
                                values=values, cost=cost)
-        return Measurement(state="unknown", required=required, reason="no legible text in the sampled frames",
-                           values=values, cost=cost)
+        reason = "text was found but not read the same in two frames, nor as the claimed text" if legible \
+            else "no legible text in the sampled frames"
+        return Measurement(state="unknown", required=required, reason=reason, values=values, cost=cost)

@@ -12,7 +12,22 @@ STATES = ("supported", "contradicted", "unknown")
 
 
 def w(a, b):
-    return TimeWindow(start_s=a, end_s=b, start_frame=int(a * 16), end_frame=int(b * 16))
+    """A window timed on a 1 kHz frame grid: its frame period (1 ms) is below every slack of these tests."""
+    return TimeWindow(start_s=a, end_s=b, start_frame=int(a * 1000), end_frame=max(int(a * 1000), int(b * 1000) - 1))
+
+
+def test_slack_is_never_finer_than_a_frame():
+    """At 8 fps a contact is timed to its frame (125 ms): a sound 60 ms before that frame is not early, one two
+    frames before it is."""
+    def frames(f0, f1, fps=8.0):
+        return TimeWindow(start_s=f0 / fps, end_s=(f1 + 1) / fps, start_frame=f0, end_frame=f1)
+
+    contact = frames(4, 4)                                                      # [0.500, 0.625] s
+    sound = TimeWindow(start_s=0.44, end_s=0.46, start_frame=3, end_frame=3)   # 60 ms before the contact frame
+    assert slack_s(contact, sound) == pytest.approx(0.125)
+    assert during(sound, contact).state == "supported"
+    early = TimeWindow(start_s=0.24, end_s=0.26, start_frame=1, end_frame=1)   # two frames before
+    assert during(early, contact).state == "contradicted"
 
 
 def test_worked_example_drop_then_bounce():

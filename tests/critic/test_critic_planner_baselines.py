@@ -60,7 +60,8 @@ def test_implicit_switch_and_the_explicit_only_preset():
 
 
 def _w(a, b):
-    return TimeWindow(start_s=a, end_s=b, start_frame=int(a * 10), end_frame=int(b * 10))
+    """A window timed on a 1 kHz frame grid (its one-frame slack floor, 1 ms, is below these slacks)."""
+    return TimeWindow(start_s=a, end_s=b, start_frame=int(a * 1000), end_frame=max(int(a * 1000), int(b * 1000) - 1))
 
 
 def test_slack_fraction_widens_or_narrows_the_temporal_predicates():
@@ -74,10 +75,11 @@ def test_slack_fraction_widens_or_narrows_the_temporal_predicates():
 
 
 def test_slack_fraction_reaches_the_temporal_operations_of_a_critique(tmp_path):
-    """The aggregator's option is what the executor applies to ``before``: the fall ends 0.1 s after the bounce's
-    contact starts; a quarter of the 0.4 s contact window forgives it, a tenth does not."""
-    script = {"free_fall": {"state": "supported", "windows": {"airborne": [0, 9]}},
-              "bounce": {"state": "supported", "windows": {"contact": [9, 12], "rebound": [9, 12]}},
+    """The aggregator's option is what the executor applies to ``before``: the fall ends 0.2 s (two frames) after
+    the bounce's contact starts; a quarter of the 0.8 s contact window forgives it, a tenth (floored at one frame,
+    0.1 s) does not."""
+    script = {"free_fall": {"state": "supported", "windows": {"airborne": [0, 10]}},
+              "bounce": {"state": "supported", "windows": {"contact": [9, 16], "rebound": [9, 16]}},
               "default": {"state": "supported"}}
     states = {}
     for fraction in (0.25, 0.1):

@@ -122,3 +122,18 @@ def test_judge_none_and_local_endpoint():
         assert judge.run(op, NO_INPUTS, video).state == "unknown"
     finally:
         server.shutdown()
+
+
+@pytest.mark.parametrize("reads, state", [
+    (["OPEN", "OPEN", "OPEN"], "contradicted"),   # another text, read the same in several frames
+    (["vesr", "Zz 5", "TE5T"], "unknown"),        # misreads and glyph noise: no firm other text
+    (["TEST", "vesr", "Zz 5"], "supported"),      # the claimed text read once is enough
+    (["TESX", "TESX", "TESX"], "unknown"),        # read the same, but too close to the claim to be another text
+])
+def test_another_text_must_be_read_firmly_to_contradict(monkeypatch, reads, state):
+    reader = TesseractReader(frames=3)
+    answers = iter(reads)
+    monkeypatch.setattr(TesseractReader, "available", lambda self: True)
+    monkeypatch.setattr(TesseractReader, "_read", lambda self, image: next(answers))
+    m = reader.run(ReadOp(id="r", text="TEST"), NO_INPUTS, S.drop_clip(t_count=6).context())
+    assert m.state == state, (m.measured, m.reason)
