@@ -1,5 +1,5 @@
 """Artifacts owned by the ``control`` stage: ``ControlVideo`` (and the RGB scene render used for synthetic
-clips). Imports only the standard library, numpy and pydantic (DESIGN §2)."""
+clips). Imports only the standard library, numpy and pydantic (docs/architecture.md §2)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Temporal predicates on event windows and the three-valued roll-up (DESIGN §5).
+"""Temporal predicates on event windows and the three-valued roll-up (docs/architecture.md §5).
 
 Temporal predicates use quarter-window slack: for windows A and B, ``delta = min(|A|, |B|) / 4``.
 

@@ -1,7 +1,7 @@
 """Gate and executor: dispatch exactly the plan's operations, record evidence, cache results.
 
-The gate (DESIGN §5): only operations declared in a *validated* plan are dispatched, each with its declared
-arguments (the frozen operation object itself), in dependency order. A specialist sees the clip and the
+The gate (docs/architecture.md §5): only operations declared in a *validated* plan are dispatched, each with its
+declared arguments (the frozen operation object itself), in dependency order. A specialist sees the clip and the
 results of the operations the plan says this one reads - nothing else - and returns a typed result; it
 cannot add operations or claims. Whatever it returns is evidence only: a string read from the video (OCR)
 is stored in ``values`` and never parsed as an instruction. Windows it reports are clipped to the clip.

@@ -1,4 +1,4 @@
-"""Memory M: human-readable lessons the planner reads (DESIGN §5).
+"""Memory M: human-readable lessons the planner reads (docs/architecture.md §5).
 
 A lesson is distilled from a clip where the plan missed a recorded flaw: "when the prompt says *spins*,
 also check size constancy". It keeps its provenance (clip, flaw, who/what proposed it) and passes a

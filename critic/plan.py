@@ -1,4 +1,4 @@
-"""Plan language: parsing and the static validator (DESIGN §5 "Plan before act").
+"""Plan language: parsing and the static validator (docs/architecture.md §5 "Plan before act").
 
 The validator runs before any frame is read. A plan passes when
 

@@ -137,7 +137,7 @@ class Track:
 
 
 class VideoSanity(_Frozen):
-    """What the decoder noticed about the clip's time base and streams (DESIGN §5: slow motion is not
+    """What the decoder noticed about the clip's time base and streams (docs/architecture.md §5: slow motion is not
     weak gravity; leaving the frame is not vanishing)."""
 
     vfr: bool = False
@@ -204,15 +204,15 @@ class VideoContext:
 
 
 # ==================================================================================================
-# Plan language (DESIGN §5): claims (with prompt spans) -> obligations -> typed operations
+# Plan language (docs/architecture.md §5): claims (with prompt spans) -> obligations -> typed operations
 # ==================================================================================================
 
 #: The surface operations. ``contains(A, B)``: B lies within A; ``during(A, B)``: A lies within B.
 OP_NAMES: tuple[str, ...] = ("ground", "count", "measure", "depth", "read", "hear", "before", "contains",
                              "during", "judge")
 
-#: The track-based physical measurements of ``measure`` (DESIGN §5 "Track-based measurements"). What the plan
-#: language knows about each one is in :data:`QUANTITY_SPECS`.
+#: The track-based physical measurements of ``measure`` (docs/architecture.md §5 "Track-based measurements"). What
+#: the plan language knows about each one is in :data:`QUANTITY_SPECS`.
 Quantity = Literal["free_fall", "support", "bounce", "penetration", "continuity", "permanence", "size_constancy",
                    "direction", "collision_response", "rest", "contact"]
 QUANTITIES: tuple[str, ...] = Quantity.__args__  # type: ignore[attr-defined]
@@ -244,7 +244,7 @@ class Expect(_Frozen):
 
 @dataclass(frozen=True)
 class ImplicitObligation:
-    """How a quantity is presumed for every rigid grounded subject (DESIGN §5 "Implicit obligations").
+    """How a quantity is presumed for every rigid grounded subject (docs/architecture.md §5 "Implicit obligations").
 
     * ``expect``: what is presumed (``penetration``: ``holds=False``, it does not pass into the floor/walls).
     * ``wording``: finishes the implicit claim's text after the phrase that introduced the subject
@@ -442,7 +442,7 @@ def op_events(op: AnyOp) -> tuple[str, ...]:
 
 class Claim(_Frozen):
     """One checkable statement. ``span`` = ``[start, end)`` character offsets into the prompt; implicit
-    claims (DESIGN §5) carry the span of the phrase that introduced their subject."""
+    claims (docs/architecture.md §5) carry the span of the phrase that introduced their subject."""
 
     id: str = Field(min_length=1, max_length=32)
     text: str
@@ -509,7 +509,7 @@ class Plan(_Frozen):
 @dataclass(frozen=True)
 class OperationInputs:
     """What the executor hands a specialist with one operation, besides the clip: the results of the operations
-    the plan says this one reads, and nothing else (the gate, DESIGN §5).
+    the plan says this one reads, and nothing else (the gate, docs/architecture.md §5).
 
     * ``subjects``: every subject the operation names (``op_subjects(op)``), as the plan declared them; for
       ``ground``, its own subject first and then every other subject of the plan (binding is one to one).

@@ -166,7 +166,7 @@ def after_contact_window(windows: dict[str, tuple[int, int]], num_frames: int) -
 
 
 # --------------------------------------------------------------------------------------------------
-# Depth control (same mapping as DESIGN §4: near/far percentiles of the object pixels, near bright)
+# Depth control (same mapping as docs/architecture.md §4: near/far percentiles of the object pixels, near bright)
 # --------------------------------------------------------------------------------------------------
 
 

@@ -37,7 +37,7 @@ class EngineSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    # Fixed for determinism (DESIGN §11); more iterations than Bullet's default 50 cost little here.
+    # Fixed for determinism (docs/architecture.md §11); more iterations than Bullet's default 50 cost little here.
     solver_iterations: Annotated[int, Field(ge=1, le=1000)] = 100
     # A contact point counts when it carries a normal force or its signed distance is at most this (m):
     # Bullet also reports force-free points a little before touching (within its contact margin).
@@ -159,7 +159,7 @@ def _load_static(client: BulletClient, st: StaticSpec) -> int:
     # friction stops balls that roll on it without slowing them on a frictionless-rolling ramp.
     client.changeDynamics(body, -1, restitution=st.restitution, lateralFriction=st.lateral_friction,
                           rollingFriction=st.rolling_friction, spinningFriction=0.0)
-    # A mass-0 body keeps any velocity it had (DESIGN §11): make sure statics are still.
+    # A mass-0 body keeps any velocity it had (docs/architecture.md §11): make sure statics are still.
     client.resetBaseVelocity(body, (0, 0, 0), (0, 0, 0))
     return body
 

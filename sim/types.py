@@ -7,7 +7,7 @@ Conventions (every stage relies on them):
 * Time: seconds from the start of the clip. Frame ``k`` is sampled at ``t = k / fps``.
 * Quaternions are ``(x, y, z, w)`` as PyBullet returns them.
 
-This module imports only the standard library, numpy and pydantic (DESIGN §2).
+This module imports only the standard library, numpy and pydantic (docs/architecture.md §2).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Every option of every config group composes with its app and instantiates (DESIGN §8).
+"""Every option of every config group composes with its app and instantiates (docs/architecture.md §8).
 
 For each primary config ``conf/<stage>_app.yaml`` the groups it selects are read from Hydra's
 ``runtime.choices``; every option found on disk for such a group is composed in turn and the node at the

@@ -26,7 +26,7 @@ came from:
   spaces, or in capitals); sounds ("a thud as it lands");
 * negation ("does not bounce", "never stops", "rolls without bouncing").
 
-Every rigid grounded subject also gets the implicit obligations of DESIGN §5. Lessons from memory M add
+Every rigid grounded subject also gets the implicit obligations of docs/architecture.md §5. Lessons from memory M add
 obligations where their trigger matches the prompt. Clauses no claim covers are recorded in the plan
 (``Plan.unplanned``, by :class:`critic.planners.base.PlanBuilder`).
 """

@@ -1,4 +1,4 @@
-"""``count``: identity-based counting of a grounded subject's tracks (DESIGN §5)."""
+"""``count``: identity-based counting of a grounded subject's tracks (docs/architecture.md §5)."""
 
 from __future__ import annotations
 

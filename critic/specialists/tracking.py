@@ -1,6 +1,6 @@
 """Offline grounding and tracking: median background, Otsu, connected components, Hungarian identities.
 
-Pipeline (DESIGN §10, about 15 ms/frame at 848x480 on one core):
+Pipeline (docs/architecture.md §10, about 15 ms/frame at 848x480 on one core):
 
 0. camera: global camera motion per frame (``grounding_camera``: corners followed by Lucas-Kanade, a RANSAC
    similarity per keyframe pair, kept only when undoing it makes the frames agree); a moving camera's frames
@@ -467,7 +467,7 @@ def binding_evidence(by: str, candidates: int, size_margin: float | None = None,
     a size word picked one of several candidates, how much larger (or smaller) it is than the runner-up.
     ``confident`` is False when the binding rests on motion or presence alone and more than one identity
     qualifies (or a size word picked between near-equal blobs): a measurement on such a track may be about
-    another object, so it cannot contradict the prompt (DESIGN §5: missing evidence is unknown)."""
+    another object, so it cannot contradict the prompt (docs/architecture.md §5: missing evidence is unknown)."""
     if by == "color":
         confident, why = True, ""
     elif size_margin is not None:

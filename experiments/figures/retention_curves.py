@@ -25,7 +25,8 @@ from experiments.retention import AXES, WINDOWS
 from veriphy.errors import UserError
 
 STEM = "fig5_retention_vs_sigma"
-#: Where the guide goes when no clip records an expert switch: Wan2.2's boundary (DESIGN: sigma 0.875).
+#: Where the guide goes when no clip records an expert switch: Wan2.2's boundary (docs/architecture.md §11:
+#: sigma 0.875).
 DEFAULT_EXPERT_BOUNDARY = 0.875
 MEAN_AIRBORNE = "airborne_mean"
 

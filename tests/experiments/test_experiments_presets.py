@@ -1,4 +1,4 @@
-"""Every preset in conf/experiment/ runs in its tiny form (DESIGN §8). ``release_sweep`` runs in
+"""Every preset in conf/experiment/ runs in its tiny form (docs/architecture.md §8). ``release_sweep`` runs in
 test_experiments_sweep.py (its killed-and-resumed sweep), ``control_check`` in its submitit test and
 ``paper_figures`` in test_experiments_figures.py, ``refine`` in test_refine.py."""
 

@@ -1,4 +1,4 @@
-"""The sigma table is the scheduler's own; DESIGN §11 values; sigma_rel falls as i* grows."""
+"""The sigma table is the scheduler's own; docs/architecture.md §11 values; sigma_rel falls as i* grows."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``measure``: the eleven track-based physical measurements (DESIGN §5), offline, from tracks alone.
+"""``measure``: the eleven track-based physical measurements (docs/architecture.md §5), offline, from tracks alone.
 
 Displacements are in the subject's radii (``kinematics.radius``), times from the container. Every answer
 states what was required and what was measured, and the event windows found (``QuantitySpec.events``). The
