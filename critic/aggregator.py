@@ -35,16 +35,11 @@ EPS_S = 1e-9
 SLACK_FRACTION = 0.25
 
 
-def frame_period_s(w: TimeWindow) -> float:
-    """The time one frame of the window stands for (s): its length over the frames it covers."""
-    return w.length_s / (w.end_frame - w.start_frame + 1)
-
-
-def slack_s(a: TimeWindow, b: TimeWindow, fraction: float = SLACK_FRACTION) -> float:
+def slack_s(a: TimeWindow, b: TimeWindow, fraction: float = SLACK_FRACTION, frame_s: float = 0.0) -> float:
     """Slack (s): ``fraction`` of the shorter window (a quarter by default), and never less than one frame period
-    of the coarser window: an event seen on video is timed no finer than the frame it falls in, so at 8 fps a sound
+    ``frame_s`` of the clip: an event seen on video is timed no finer than the frame it falls in, so at 8 fps a sound
     60 ms before the frame of contact is not early."""
-    return max(fraction * min(a.length_s, b.length_s), frame_period_s(a), frame_period_s(b))
+    return max(fraction * min(a.length_s, b.length_s), frame_s)
 
 
 def _fmt(w: TimeWindow) -> str:
@@ -64,12 +59,12 @@ def _missing(a: TimeWindow | None, b: TimeWindow | None, required: str, names: t
 
 
 def before(a: TimeWindow | None, b: TimeWindow | None, names: tuple[str, str] = ("A", "B"),
-           fraction: float = SLACK_FRACTION) -> Measurement:
+           fraction: float = SLACK_FRACTION, frame_s: float = 0.0) -> Measurement:
     """``A`` ends before ``B`` starts (quarter-window slack)."""
     required = f"{names[0]}.end <= {names[1]}.start + slack"
     if a is None or b is None:
         return _missing(a, b, required, names)
-    d = slack_s(a, b, fraction)
+    d = slack_s(a, b, fraction, frame_s)
     ok = a.end_s <= b.start_s + d + EPS_S
     measured = f"{names[0]} {_fmt(a)}, {names[1]} {_fmt(b)}, slack {d:.4f} s: {a.end_s:.4f} " \
                f"{'<=' if ok else '>'} {b.start_s + d:.4f}"
@@ -78,12 +73,12 @@ def before(a: TimeWindow | None, b: TimeWindow | None, names: tuple[str, str] = 
 
 
 def contains(a: TimeWindow | None, b: TimeWindow | None, names: tuple[str, str] = ("A", "B"),
-             fraction: float = SLACK_FRACTION) -> Measurement:
+             fraction: float = SLACK_FRACTION, frame_s: float = 0.0) -> Measurement:
     """``B`` lies within ``A`` (quarter-window slack on both ends)."""
     required = f"{names[1]} within {names[0]} (+/- slack)"
     if a is None or b is None:
         return _missing(a, b, required, names)
-    d = slack_s(a, b, fraction)
+    d = slack_s(a, b, fraction, frame_s)
     ok = a.start_s - d <= b.start_s + EPS_S and b.end_s <= a.end_s + d + EPS_S
     measured = f"{names[0]} {_fmt(a)}, {names[1]} {_fmt(b)}, slack {d:.4f} s: " \
                f"{'inside' if ok else 'not inside'}"
@@ -93,9 +88,9 @@ def contains(a: TimeWindow | None, b: TimeWindow | None, names: tuple[str, str] 
 
 
 def during(a: TimeWindow | None, b: TimeWindow | None, names: tuple[str, str] = ("A", "B"),
-           fraction: float = SLACK_FRACTION) -> Measurement:
+           fraction: float = SLACK_FRACTION, frame_s: float = 0.0) -> Measurement:
     """``A`` lies within ``B``: ``contains(B, A)``."""
-    return contains(b, a, (names[1], names[0]), fraction)
+    return contains(b, a, (names[1], names[0]), fraction, frame_s)
 
 
 TEMPORAL = {"before": before, "contains": contains, "during": during}

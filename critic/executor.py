@@ -187,7 +187,7 @@ class Executor:
             deps = dependencies(plan, op)
             t0 = time.perf_counter()
             if op.op in TEMPORAL:
-                result, backend, version, key = self._temporal(op, ex), "critic.aggregator", EXECUTOR_VERSION, ""
+                result, backend, version, key = self._temporal(op, ex, video), "critic.aggregator", EXECUTOR_VERSION, ""
             else:
                 result, backend, version, key = self._dispatch(plan, op, deps, ex, keys, video, claim_of)
             ex.seconds[op_id] = time.perf_counter() - t0
@@ -212,7 +212,7 @@ class Executor:
 
     # ----------------------------------------------------------------------------------------------
 
-    def _temporal(self, op: AnyOp, ex: Execution) -> Measurement:
+    def _temporal(self, op: AnyOp, ex: Execution, video: VideoContext) -> Measurement:
         refs = op_event_refs(op)
         names = tuple(f"{ref.op}.{ref.event}" for ref in refs)
         doubts = [f"{name} comes from a measurement that is not firm ({ex.records[ref.op].reason or 'unknown'})"
@@ -222,7 +222,7 @@ class Executor:
             # evidence of when the event happened: the order is neither supported nor contradicted on it
             return Measurement(state=UNKNOWN, required=f"{op.op}({names[0]}, {names[1]})", reason="; ".join(doubts))
         a, b = (ex.records[ref.op].windows.get(ref.event) for ref in refs)
-        return TEMPORAL[op.op](a, b, names, self.slack_fraction)
+        return TEMPORAL[op.op](a, b, names, self.slack_fraction, video.frame_period_s)
 
     def _dispatch(self, plan: Plan, op: AnyOp, deps: list[str], ex: Execution, keys: dict[str, str],
                   video: VideoContext, claim_of: dict[str, str]):

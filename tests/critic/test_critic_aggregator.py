@@ -24,10 +24,12 @@ def test_slack_is_never_finer_than_a_frame():
 
     contact = frames(4, 4)                                                      # [0.500, 0.625] s
     sound = TimeWindow(start_s=0.44, end_s=0.46, start_frame=3, end_frame=3)   # 60 ms before the contact frame
-    assert slack_s(contact, sound) == pytest.approx(0.125)
-    assert during(sound, contact).state == "supported"
+    assert slack_s(contact, sound) == pytest.approx(0.005)                # a quarter of the 20 ms sound
+    assert slack_s(contact, sound, frame_s=1 / 8) == pytest.approx(0.125)  # the clip's frame period
+    assert during(sound, contact).state == "contradicted"
+    assert during(sound, contact, frame_s=1 / 8).state == "supported"
     early = TimeWindow(start_s=0.24, end_s=0.26, start_frame=1, end_frame=1)   # two frames before
-    assert during(early, contact).state == "contradicted"
+    assert during(early, contact, frame_s=1 / 8).state == "contradicted"
 
 
 def test_worked_example_drop_then_bounce():
