@@ -187,3 +187,14 @@ def hydra_run_dir(default: str | Path = ".") -> Path:
     p = Path(default)  # not inside a Hydra app (e.g. called from a test)
     p.mkdir(parents=True, exist_ok=True)
     return p
+
+
+def take_verb(verbs: Sequence[str], usage: str, argv: Sequence[str] | None = None) -> tuple[str, list[str]]:
+    """The verb of a ``python -m PKG VERB [OVERRIDES]`` command and the overrides after it (``argv``: the command's
+    arguments, default the command line's). A missing or unknown verb prints ``usage`` and exits 2."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] not in verbs:
+        print(usage.strip(), file=sys.stderr)
+        print(f"\nerror: the first argument must be one of: {', '.join(verbs)}", file=sys.stderr)
+        raise SystemExit(EXIT_USER_ERROR)
+    return args[0], args[1:]

@@ -15,16 +15,13 @@ from __future__ import annotations
 import importlib
 import sys
 
+from veriphy.hydra_app import take_verb
+
 VERBS = ("build", "critique", "score")
 
 
 def main(argv: list[str] | None = None) -> None:
-    args = list(sys.argv[1:] if argv is None else argv)
-    if not args or args[0] not in VERBS:
-        print(__doc__.strip(), file=sys.stderr)
-        print(f"\nerror: the first argument must be one of: {', '.join(VERBS)}", file=sys.stderr)
-        raise SystemExit(2)
-    verb = args.pop(0)
+    verb, args = take_verb(VERBS, __doc__, argv)
     # Hydra reads sys.argv: hand it the overrides without the verb.
     sys.argv = [f"{sys.argv[0]} {verb}", *args]
     importlib.import_module(f"experiments.benchmark.{verb}").main()

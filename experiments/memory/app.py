@@ -43,7 +43,7 @@ from experiments.memory.lessons import Critique, compare, distil, review, split_
 from veriphy.errors import UserError  # noqa: E402
 from veriphy.files import atomic_write_bytes, read_json, write_json  # noqa: E402
 from veriphy.hashing import sha256_file, sha256_json  # noqa: E402
-from veriphy.hydra_app import configure_threads, exit_on_user_error, hydra_run_dir  # noqa: E402
+from veriphy.hydra_app import configure_threads, exit_on_user_error, hydra_run_dir, take_verb  # noqa: E402
 
 CONF_DIR = str(Path(__file__).resolve().parents[2] / "conf")
 VERBS = ("distill", "review", "measure")
@@ -295,12 +295,7 @@ def main(cfg: DictConfig) -> None:
 
 
 def cli(argv: list[str] | None = None) -> None:
-    args = list(sys.argv[1:] if argv is None else argv)
-    if not args or args[0] not in VERBS:
-        print(__doc__.strip(), file=sys.stderr)
-        print(f"\nerror: the first argument must be one of: {', '.join(VERBS)}", file=sys.stderr)
-        raise SystemExit(2)
-    verb = args.pop(0)
+    verb, args = take_verb(VERBS, __doc__, argv)
     # Hydra reads sys.argv: hand it the overrides with the verb as one of them.
     sys.argv = [f"{sys.argv[0]} {verb}", f"verb={verb}", *args]
     main()
