@@ -285,3 +285,17 @@ def test_a_dead_stop_resumed_at_the_same_speed_breaks_continuity():
     assert frozen.state == "contradicted" and (frozen.window.start_frame, frozen.window.end_frame) == (11, 19)
     smooth = TrackMeasurer().run(op, OperationInputs(tracks={"ball": [rolling_track(0)]}), video)
     assert smooth.state == "supported"
+
+
+def test_a_contact_not_seen_is_contradicted_only_against_a_level_seen(drop):
+    """No wall is located offline: a wall touch not seen is unknown, never contradicted. A ball that falls and
+    lands is seen touching the floor."""
+    video = drop.context()
+    g = BackgroundGrounder()
+    subjects = {"ball": SubjectSpec(name="ball", noun="ball", color=COLOR["ball"])}
+    tracks = {"ball": g.run(GroundOp(id="g", subject="ball"), OperationInputs(subjects=subjects), video)}
+    inputs = OperationInputs(subjects=subjects, tracks=tracks)
+    wall = MeasureOp(id="m", subject="ball", quantity="contact", surface="wall")
+    m = TrackMeasurer().run(wall, inputs, video)
+    assert m.state == "unknown" and "no wall is located" in m.reason
+    assert measure(drop, "contact").state == "supported"
