@@ -17,12 +17,12 @@ import numpy as np
 import yaml
 
 from experiments.benchmark import edits, severity
-from experiments.benchmark.clipdata import PALETTE, window
-from experiments.benchmark.made import MadeClip
+from experiments.benchmark.clipdata import PALETTE
+from experiments.benchmark.made import DefectLog, MadeClip
 from experiments.benchmark.pixel_clips import cut, hold, pick_motion_frame, reverse
 from experiments.benchmark.prompts import TEXTS, ClauseSpec, Piece, PromptBuilder, assemble, choose
 from experiments.benchmark.simulated import _other_text
-from experiments.benchmark.types import Defect, SceneObject
+from experiments.benchmark.types import SceneObject
 from veriphy.errors import UserError
 from veriphy.video import decode_video
 
@@ -176,16 +176,10 @@ def make_clip(rng: np.random.Generator, external_dir: Path, *, num_defects: int)
     pb = assemble(rng, clauses, objects, {}, builder=pb)
 
     # ---- pixels after the timeline: pasted ball, text
-    defects: list[Defect] = []
-    broken: dict[str, bool] = {}
     radius_px = 0.0
 
-    def add(cat, obj, a, b, key, words, mag, sev):
-        defects.append(Defect(id=f"d{len(defects)}", category=cat, severity=int(sev), window=window(a, b, fps, T),
-                              object=obj, violates=pb.spans[key], edit=words,
-                              magnitude={k: round(float(v), 4) for k, v in mag.items()}))
-        if key.startswith("claim:"):
-            broken[key[6:]] = False
+    log = DefectLog(pb.spans, fps, T)
+    add = log.add
 
     if edit:
         cat, a, b, mag, sev, words = edit
@@ -218,7 +212,7 @@ def make_clip(rng: np.random.Generator, external_dir: Path, *, num_defects: int)
     if missing:
         add("missing_object", missing, 0, T - 1, f"mention:{missing}", "the prompt names an object the clip lacks",
             {}, severity.MISSING_OBJECT)
-        broken[missing] = False
+        log.broken[missing] = False
 
     objs = [SceneObject(name=main, shape=shape, mention=pb.spans.get(f"mention:{main}"))]
     if pasted:
@@ -233,5 +227,5 @@ def make_clip(rng: np.random.Generator, external_dir: Path, *, num_defects: int)
     if real:
         notes.append("the source was filmed at 120 fps and is stored 4x slowed: its motion plays in slow motion")
     return MadeClip(frames=edits.even_size(frames), fps=fps, prompt=pb.text, renderer="external", source=rel,
-                    objects=objs, claims=pb.claims(broken), defects=defects, notes=notes,
+                    objects=objs, claims=pb.claims(log.broken), defects=log.defects, notes=notes,
                     camera={"width_px": float(W), "height_px": float(H)})

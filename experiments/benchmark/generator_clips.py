@@ -18,12 +18,11 @@ import numpy as np
 from control.depth import DepthControl
 from experiments.benchmark import audio as audio_mod
 from experiments.benchmark import edits, severity
-from experiments.benchmark.clipdata import window
-from experiments.benchmark.made import MadeClip
+from experiments.benchmark.made import DefectLog, MadeClip
 from experiments.benchmark.pixel_clips import cut, hold, new_index, new_time, reverse
 from experiments.benchmark.prompts import TEXTS, ClauseSpec, assemble, choose
 from experiments.benchmark.simulated import _other_text
-from experiments.benchmark.types import Defect, SceneObject
+from experiments.benchmark.types import SceneObject
 from generate.models import TinyGenerator
 from sim.camera import project, projected_radius_px
 from sim.engine import simulate
@@ -192,17 +191,11 @@ def make_clip(rng: np.random.Generator, base: dict[str, np.ndarray], *, base_see
         audio = audio_mod.track(T2 / fps, clicks)
 
     # ---- annotations
-    defects: list[Defect] = []
-    broken: dict[str, bool] = {}
     notes = [f"generator base clip: seed {base_seed}; positions are the control's projected centres; the "
              "generated motion itself is not annotated"]
 
-    def add(cat, obj, a, b, key, edit, mag, sev):
-        defects.append(Defect(id=f"d{len(defects)}", category=cat, severity=int(sev), window=window(a, b, fps, T2),
-                              object=obj, violates=pb.spans[key], edit=edit,
-                              magnitude={k: round(float(v), 4) for k, v in mag.items()}))
-        if key.startswith("claim:"):
-            broken[key[6:]] = False
+    log = DefectLog(pb.spans, fps, T2)
+    add = log.add
 
     if timeline:
         key = "claim:red_ball" if timeline == "wrong_direction" else "mention:red_ball"
@@ -217,7 +210,7 @@ def make_clip(rng: np.random.Generator, base: dict[str, np.ndarray], *, base_see
     if missing:
         add("missing_object", missing, 0, T2 - 1, f"mention:{missing}", "the prompt names an object the clip lacks",
             {}, severity.MISSING_OBJECT)
-        broken[missing] = False
+        log.broken[missing] = False
     if sound_defect and first_impact_new is not None:
         k = min(T2 - 1, int(round(first_impact_new * fps)))
         if sound_defect == "sound_missing":
@@ -236,7 +229,7 @@ def make_clip(rng: np.random.Generator, base: dict[str, np.ndarray], *, base_see
     if text_shown:
         objs.append(SceneObject(name="text", shape="text", color="white", mention=pb.spans.get("text:text")))
     return MadeClip(frames=frames, fps=fps, prompt=pb.text, renderer="generator", source="thrown_ball",
-                    objects=objs, claims=pb.claims(broken), defects=defects, audio=audio, notes=notes,
+                    objects=objs, claims=pb.claims(log.broken), defects=log.defects, audio=audio, notes=notes,
                     camera={"width_px": float(W), "height_px": float(H)})
 
 
