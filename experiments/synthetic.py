@@ -1,22 +1,13 @@
-"""A small labelled clip set for critic ablations, rendered from a simulated scene.
+"""Pixel doctoring of a rendered clip, for the benchmark's small corpus rendered from a scene
+(``experiments.benchmark.devcorpus``). A doctored copy changes one thing from frame ``k`` on:
 
-The clean clip is the shaded RGB render of the simulation (physically correct: label ``supported``). Doctored
-copies change one thing after frame ``k`` and are labelled ``contradicted`` with the frames changed:
-
-* ``teleport``: from frame k on, the object is drawn ``jump_px`` further along x (a jump in one frame);
-* ``vanish``: from frame k on, the object is gone (painted over with the background), in mid-frame.
-
-``manifest.jsonl`` lists them as the critic's batch manifest, one ``{"id", "video", "prompt", "label", "flaw",
-"frames"}`` line per clip (``label``/``flaw``/``frames`` are extra fields the critic ignores).
+* ``teleport``: the object is drawn ``jump_px`` further along x (a jump in one frame);
+* ``vanish``: the object is gone (painted over with the background), in mid-frame.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
-
-from veriphy.files import atomic_write_bytes, dumps_json
 
 
 def _background(rgb: np.ndarray, object_mask: np.ndarray) -> np.ndarray:
@@ -49,35 +40,3 @@ def doctor(rgb: np.ndarray, object_mask: np.ndarray, flaw: str, start_frame: int
         elif flaw != "vanish":
             raise ValueError(f"unknown flaw {flaw!r} (teleport | vanish)")
     return out
-
-
-def write_synthetic_set(out_dir: str | Path, spec, prompt: str, object_name: str | None = None,
-                        flaws: tuple[str, ...] = ("teleport", "vanish"), jump_px: int = 12) -> Path:
-    """Render ``spec`` (already at the wanted size), write the clean and doctored clips and their manifest.
-
-    Returns the manifest path. The doctoring starts at the middle frame where the object is in view."""
-    from control.render import AnalyticRenderer
-    from veriphy.video import write_video
-    from sim.engine import simulate
-
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    traj = simulate(spec)
-    render = AnalyticRenderer(rgb=True, progress=False).render(spec, traj, rgb=True)
-    k_obj = traj.index(object_name or spec.objects[0].name)
-    mask = np.asarray(render.segmentation) == k_obj
-    rgb = np.asarray(render.rgb)
-    in_view = np.flatnonzero(mask.any(axis=(1, 2)))
-    start = int(in_view[len(in_view) // 2]) if in_view.size else len(rgb) // 2
-    clips = {"clean": (rgb, "supported", [])}
-    for flaw in flaws:
-        clips[flaw] = (doctor(rgb, mask, flaw, start, jump_px), "contradicted", [start, len(rgb) - 1])
-    lines = []
-    for name, (frames, label, frames_changed) in clips.items():
-        # Lossless so the doctoring is exactly what the critic reads.
-        write_video(out_dir / f"{name}.mp4", frames, spec.fps, lossless=True)
-        lines.append(dumps_json({"id": name, "video": f"{name}.mp4", "prompt": prompt, "label": label,
-                                 "flaw": None if name == "clean" else name, "frames": frames_changed}, indent=None))
-    manifest = out_dir / "manifest.jsonl"
-    atomic_write_bytes(manifest, ("\n".join(lines) + "\n").encode())
-    return manifest

@@ -8,6 +8,14 @@ import time
 from pathlib import Path
 
 import pytest
+from hydra.utils import instantiate
+from omegaconf import OmegaConf
+
+from experiments.benchmark.devcorpus import SimulatedScene, simulated_clips, write_corpus
+from experiments.scene import fit_spec_to_video
+from experiments.types import VideoSize
+
+CONF = Path(__file__).resolve().parents[2] / "conf"
 
 #: The tiny form every sweep test uses: 32x32, 17 frames at 8 fps (the shipped scenes' airborne phase stays
 #: measurable), 3 denoising steps, random tiny generator.
@@ -65,3 +73,12 @@ def job_dirs(sweep_dir: Path) -> list[Path]:
 #: The job directory name of the default prompt on the thrown ball.
 def thrown_ball_job(seed: int, release_step: int, prompt: str = "red_on_grey-thrown_ball") -> str:
     return f"thrown_ball_{prompt}_seed{seed}_release{release_step}"
+
+
+def thrown_ball_corpus(out: Path, prompt: str, **clips) -> Path:
+    """A small annotated corpus in ``out`` rendered from the thrown-ball scene at 96x64, 21 frames at 24 fps:
+    the clean clip and the doctored ones ``clips`` asks for (``experiments.benchmark.devcorpus.simulated_clips``)."""
+    spec = fit_spec_to_video(instantiate(OmegaConf.load(CONF / "scene" / "thrown_ball.yaml")),
+                             VideoSize(width=96, height=64, num_frames=21, fps=24.0))
+    write_corpus(out, simulated_clips(out, SimulatedScene("thrown_ball", spec, prompt), **clips))
+    return out

@@ -3,33 +3,22 @@ two-clip corpus rendered from the thrown-ball scene (a clean clip and a teleport
 
 import csv
 import json
-from pathlib import Path
 
 import pytest
-from hydra.utils import instantiate
-from omegaconf import OmegaConf
 
 from critic.run import CriticComponents
 from experiments.benchmark.critique import critique_corpus
-from experiments.benchmark.devcorpus import SimulatedScene, simulated_clips, write_corpus
 from experiments.benchmark.runs import load_corpus
-from experiments.scene import fit_spec_to_video
-from experiments.types import VideoSize
 from veriphy.errors import UserError
 
-from .conftest import run_app
+from .conftest import run_app, thrown_ball_corpus
 
-CONF = Path(__file__).resolve().parents[2] / "conf"
 PROMPT = "A red ball is thrown to the right and bounces; a medium-sized ball on a grey floor, pale background"
 
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory):
-    out = tmp_path_factory.mktemp("corpus")
-    spec = fit_spec_to_video(instantiate(OmegaConf.load(CONF / "scene" / "thrown_ball.yaml")),
-                             VideoSize(width=96, height=64, num_frames=21, fps=24.0))
-    write_corpus(out, simulated_clips(out, SimulatedScene("thrown_ball", spec, PROMPT), flaws=("teleport",)))
-    return out
+    return thrown_ball_corpus(tmp_path_factory.mktemp("corpus"), PROMPT, flaws=("teleport",))
 
 
 def test_dev_corpus_annotations_are_real(corpus):

@@ -4,29 +4,18 @@ verb reads, so each verb sees the whole corpus."""
 
 import csv
 import json
-from pathlib import Path
 
 import pytest
-from hydra.utils import instantiate
-from omegaconf import OmegaConf
 
-from experiments.benchmark.devcorpus import SimulatedScene, simulated_clips, write_corpus
-from experiments.scene import fit_spec_to_video
-from experiments.types import VideoSize
 
-from .conftest import run_app
+from .conftest import run_app, thrown_ball_corpus
 
-CONF = Path(__file__).resolve().parents[2] / "conf"
 PROMPT = "A red ball is thrown to the right and bounces on a grey floor"
 
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory):
-    out = tmp_path_factory.mktemp("corpus")
-    spec = fit_spec_to_video(instantiate(OmegaConf.load(CONF / "scene" / "thrown_ball.yaml")),
-                             VideoSize(width=96, height=64, num_frames=21, fps=24.0))
-    write_corpus(out, simulated_clips(out, SimulatedScene("thrown_ball", spec, PROMPT), jump_px=16))
-    return out
+    return thrown_ball_corpus(tmp_path_factory.mktemp("corpus"), PROMPT, jump_px=16)
 
 
 @pytest.mark.slow  # four app starts and eighteen critiques: about a minute on an idle core
