@@ -3,6 +3,11 @@
 Only the frames the operation declares are read: where ``where`` names a subject, its visible frames cropped to
 its box; otherwise ``frames`` frames spread over the clip. Text is compared case- and space-insensitively with
 a similarity ratio (difflib); the read text is evidence, never an instruction.
+
+Each read line carries Tesseract's own word confidence (0-100, the least over the line's words). A different
+text contradicts the claimed one only when it is read the same, with at least ``firm_confidence``, in two
+sampled frames: a misread of small or blurred glyphs is often stable from frame to frame (the same pixels give
+the same wrong letters), but Tesseract rarely trusts it.
 """
 
 from __future__ import annotations
@@ -10,6 +15,7 @@ from __future__ import annotations
 import difflib
 import re
 import shutil
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -35,21 +41,33 @@ def similarity(claimed: str, read: str) -> float:
     return max(difflib.SequenceMatcher(None, a, b[i:i + n]).ratio() for i in range(len(b) - n + 1))
 
 
+@dataclass(frozen=True)
+class ReadLine:
+    """One line of text as read: its characters and Tesseract's confidence in it (0-100, the least over its
+    words; -1 when Tesseract gave none)."""
+
+    text: str
+    confidence: float
+
+
 class TesseractReader:
     """``read`` specialist. Missing ``tesseract`` binary -> unknown with the reason."""
 
     name = "tesseract"
-    version = "2"
+    version = "3"
 
     def __init__(self, frames: int = 6, psm: int = 6, lang: str = "eng", match: float = 0.8, min_chars: int = 3,
-                 upscale_to: int = 64):
+                 upscale_to: int = 64, firm_confidence: float = 80.0):
         self.frames, self.psm, self.lang = frames, psm, lang
         self.match, self.min_chars, self.upscale_to = match, min_chars, upscale_to
+        #: Tesseract confidence (0-100) at or above which a read of another text is evidence against the claim
+        self.firm_confidence = float(firm_confidence)
 
     def available(self) -> bool:
         return shutil.which("tesseract") is not None
 
-    def _ocr(self, gray: np.ndarray, psm: int) -> str:
+    def _ocr(self, gray: np.ndarray, psm: int) -> list[ReadLine]:
+        """The lines Tesseract reads in ``gray`` (uint8, H x W), each with its least word confidence."""
         import pytesseract
 
         # Tesseract reads text about 30 px tall best: upscale small crops
@@ -57,7 +75,14 @@ class TesseractReader:
         if s > 1:
             gray = cv2.resize(gray, None, fx=s, fy=s, interpolation=cv2.INTER_CUBIC)
         gray = cv2.copyMakeBorder(gray, 10, 10, 10, 10, cv2.BORDER_REPLICATE)
-        return pytesseract.image_to_string(gray, lang=self.lang, config=f"--psm {psm}")
+        data = pytesseract.image_to_data(gray, lang=self.lang, config=f"--psm {psm}",
+                                         output_type=pytesseract.Output.DICT)
+        words: dict[tuple[int, int, int], list[tuple[str, float]]] = {}
+        for i, word in enumerate(data["text"]):
+            if str(word).strip():
+                key = (data["block_num"][i], data["par_num"][i], data["line_num"][i])
+                words.setdefault(key, []).append((str(word).strip(), float(data["conf"][i])))
+        return [ReadLine(" ".join(w for w, _ in line), min(c for _, c in line)) for _, line in sorted(words.items())]
 
     @staticmethod
     def text_lines(gray: np.ndarray, max_lines: int = 3) -> list[tuple[int, int, int, int]]:
@@ -77,14 +102,11 @@ class TesseractReader:
         boxes.sort(key=lambda b: -b[4])
         return [b[:4] for b in boxes[:max_lines]]
 
-    def _read(self, image: np.ndarray) -> str:
-        """Text lines found in the image read one by one (``--psm 7``), then the whole image (``--psm``)."""
+    def _read(self, image: np.ndarray) -> list[ReadLine]:
+        """Text lines found in the image read one by one (``--psm 7``), else the whole image (``--psm``)."""
         gray = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY)
-        lines = [self._ocr(gray[y0:y1, x0:x1], 7).strip() for x0, y0, x1, y1 in self.text_lines(gray)]
-        lines = [t for t in lines if t]
-        if not lines:
-            lines = [self._ocr(gray, self.psm).strip()]
-        return "\n".join(lines)
+        lines = [line for x0, y0, x1, y1 in self.text_lines(gray) for line in self._ocr(gray[y0:y1, x0:x1], 7)]
+        return lines or self._ocr(gray, self.psm)
 
     def run(self, op: ReadOp, inputs: OperationInputs, video: VideoContext) -> Measurement:
         required = f"text '{op.text}' legible"
@@ -106,6 +128,7 @@ class TesseractReader:
         idx = cand[np.unique(np.linspace(0, cand.size - 1, min(self.frames, cand.size)).round().astype(int))]
         h, w = video.frames.shape[1:3]
         reads: dict[int, str] = {}
+        read_lines: dict[int, list[ReadLine]] = {}
         scores: dict[int, float] = {}
         for k in idx:
             img = video.frames[k]
@@ -115,10 +138,13 @@ class TesseractReader:
                 x0, y0 = int(max(x0 - pad, 0)), int(max(y0 - pad, 0))
                 x1, y1 = int(min(x1 + pad, w - 1)), int(min(y1 + pad, h - 1))
                 img = img[y0:y1 + 1, x0:x1 + 1]
-            text = self._read(img)
+            read_lines[int(k)] = self._read(img)
+            text = "\n".join(line.text for line in read_lines[int(k)])
             reads[int(k)] = text.strip()
             scores[int(k)] = similarity(op.text, text)
-        values = {"reads": {str(k): v[:120] for k, v in reads.items()}, "scores": {str(k): round(v, 3) for k, v in scores.items()}}
+        values = {"reads": {str(k): v[:120] for k, v in reads.items()},
+                  "confidences": {str(k): [round(line.confidence) for line in v] for k, v in read_lines.items()},
+                  "scores": {str(k): round(v, 3) for k, v in scores.items()}}
         hits = sorted(k for k, s in scores.items() if s >= self.match)
         exact = sorted(k for k, s in scores.items() if s >= 1.0)
         legible = sorted(k for k, v in reads.items() if len(normalise(v)) >= self.min_chars)
@@ -128,12 +154,12 @@ class TesseractReader:
             w = video.window(exact[0], exact[-1])
             return Measurement(state="supported", required=required, measured=f"read '{reads[exact[0]][:60]}'", window=w,
                                windows={"visible": w}, values=values, cost=cost)
-        # another text is evidence when one line of it is read the same in two sampled frames and the claimed text
-        # is read in none: a stable read is what the clip shows ('HPLLO' five times is not 'HELLO'); misreads and
-        # glyph noise differ from frame to frame
+        # another text is evidence when one line of it is read the same, and trusted by Tesseract, in two sampled
+        # frames and the claimed text is read in none: a stable confident read is what the clip shows ('HPLLO' five
+        # times is not 'HELLO'); a stable read Tesseract does not trust is a misread of the same glyphs
         lines: dict[str, list[int]] = {}
         for k in legible:
-            for line in {normalise(x) for x in reads[k].splitlines()}:
+            for line in {normalise(x.text) for x in read_lines[k] if x.confidence >= self.firm_confidence}:
                 if len(line) >= self.min_chars and line != normalise(op.text):
                     lines.setdefault(line, []).append(k)
         stable = max(((line, ks) for line, ks in lines.items() if len(ks) >= 2), key=lambda t: (len(t[1]), t[0]),
@@ -150,6 +176,6 @@ class TesseractReader:
             w = video.window(hits[0], hits[-1])
             return Measurement(state="supported", required=required, measured=f"read '{reads[hits[0]][:60]}'", window=w,
                                windows={"visible": w}, values=values, cost=cost)
-        reason = "text was found but not read the same in two frames, nor as the claimed text" if legible \
+        reason = "text was found but not read the same, with confidence, in two frames, nor as the claimed text" if legible \
             else "no legible text in the sampled frames"
         return Measurement(state="unknown", required=required, reason=reason, values=values, cost=cost)

@@ -14,7 +14,7 @@ import pytest
 
 from critic.specialists.audio import EnergyOnsetHearer, match_onsets, onsets
 from critic.specialists.judge import NoJudge, OpenAIJudge
-from critic.specialists.ocr import TesseractReader, similarity
+from critic.specialists.ocr import ReadLine, TesseractReader, similarity
 from critic.types import HearOp, JudgeOp, OperationInputs, ReadOp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -129,10 +129,13 @@ def test_judge_none_and_local_endpoint():
     (["TESX", "TESX", "TESX"], "contradicted"),   # one letter off, but read the same each time: not the claim
     (["vesr", "Zz 5", "TE5T"], "unknown"),        # misreads and glyph noise: no firm other text
     (["TEST", "vesr", "vesr"], "supported"),      # the claimed text read once outweighs a repeated misread
+    (["vesr?", "vesr?", "vesr?"], "unknown"),     # the same wrong letters each time, but Tesseract doubts them
+    (["TESX?", "TESX?", "TESX?"], "unknown"),     # one letter off and doubted: neither the claim nor firm
 ])
 def test_another_text_must_be_read_firmly_to_contradict(monkeypatch, reads, state):
+    """A read ending in '?' is one Tesseract gives a confidence of 40 (under the reader's 80); others 95."""
     reader = TesseractReader(frames=3)
-    answers = iter(reads)
+    answers = iter([[ReadLine(r.rstrip("?"), 40.0 if r.endswith("?") else 95.0)] for r in reads])
     monkeypatch.setattr(TesseractReader, "available", lambda self: True)
     monkeypatch.setattr(TesseractReader, "_read", lambda self, image: next(answers))
     m = reader.run(ReadOp(id="r", text="TEST"), NO_INPUTS, S.drop_clip(t_count=6).context())
