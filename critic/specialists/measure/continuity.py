@@ -3,15 +3,21 @@
 A jump or a disappearance in the track is only held against the clip when the pixels agree: the same blob on both
 sides of a jump with its old place emptied (else the tracker switched blobs), and an empty, changed place where a
 subject was last seen (else it is occluded, or stopped and was absorbed by the median background).
+
+A track that ends or starts is the tracker's view, not the clip's: the subject's own colour (CIELAB) still found
+next to where it was, or would have been, says the tracker lost it (a ball on a floor of nearly its colour, a
+small body merged with a neighbour), and a vanishing or an appearance is held against the clip only where that
+colour is absent. Where the place itself has the subject's colour, nothing can be told, and nothing is claimed.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from critic.specialists.base import unknown
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
+from critic.specialists.base import unknown
+from critic.specialists.colour import rgb_to_lab
 from critic.specialists.kinematics import observed, radius, runs, stationary_runs
 from critic.specialists.measure.common import Tolerances, measurement
 from critic.types import Measurement, MeasureOp, Track, VideoContext
@@ -138,6 +144,8 @@ def permanence(op: MeasureOp, track: Track, other: Track | None, video: VideoCon
             continue  # something else covers where it was: an occluder
         if _patch_unchanged(video, track, last):
             continue  # its place looks as it did: it stopped there and the tracker lost it, it did not vanish
+        if _colour_near(video, track, last, range(last + 1, min(back, last + 4, t_count)), vel):
+            continue  # its colour is still there, next to where it was going: the tracker lost it
         events.append((last, min(back, t_count - 1)))
     if events:
         a, b = events[0]
@@ -191,6 +199,8 @@ def appearances(tracks: Sequence[Track], video: VideoContext, tol: Tolerances, s
             continue  # split off another blob of the subject (a merge coming apart)
         if not _was_empty_before(video, tr, f0):
             continue
+        if _colour_near(video, tr, f0, range(max(f0 - 3, 0), f0), -vel):
+            continue  # its colour was already there, next to where it is first tracked: found late, not new
         return measurement("contradicted", req, f"'{tr.subject}' instance appears at frame {f0} in open view "
                            "(full size, away from the border, nothing there before)",
                            window=video.window(f0, _last_seen(tr)), appears_at=f0, identity=int(tr.identity))
@@ -298,6 +308,57 @@ def _still_there(video: VideoContext, track: Track, a: int, b: int) -> bool:
     # the place looks at ``b`` as it did at ``a`` (an object resting there for much of the clip is part of the
     # median, so compare with the frame itself too): whatever was there has not left
     return float(np.abs(patch[b] - patch[a]).max(axis=-1).mean()) < 12.0
+
+
+def subject_lab(video: VideoContext, track: Track, k: int, min_diff: float = 20.0) -> np.ndarray | None:
+    """The subject's colour (CIELAB, (3,)) at frame ``k``: the median of the pixels in its box that differ from the
+    clip's usual picture there (channel-max difference over ``min_diff``), or of the box's central pixels when
+    too few differ (a resting body the median has absorbed); None when the box is empty."""
+    found = _box_patch(video, track, k)
+    if found is None:
+        return None
+    patch, bg = found
+    now = patch[k]
+    differs = np.abs(now - bg).max(axis=-1) > min_diff
+    if differs.sum() >= 3:
+        pixels = now[differs]
+    else:
+        h, w = now.shape[:2]
+        pixels = now[h // 4:h - h // 4 or h, w // 4:w - w // 4 or w].reshape(-1, 3)
+    return rgb_to_lab(np.median(pixels.reshape(-1, 3), axis=0))
+
+
+def _colour_near(video: VideoContext, track: Track, k: int, frames: Iterable[int], vel: np.ndarray,
+                 max_delta_e: float = 15.0, min_share: float = 0.4) -> bool:
+    """Is the subject's frame-``k`` colour seen, in any of ``frames``, next to where it would be - within three of
+    its radii plus the distance its velocity ``vel`` (px/frame) carries it - on at least ``min_share`` of its usual
+    area (pixels within ``max_delta_e`` CIELAB units)? Then a track that stops or starts there is the tracker's
+    loss, or the place has the subject's colour and cannot show it gone: no firm vanishing or appearance."""
+    lab = subject_lab(video, track, k)
+    centre = track.centroid_px[k]
+    if lab is None or not np.isfinite(centre).all():
+        return False
+    r = radius(track)
+    ok = observed(track)
+    usual = float(np.median(track.area_px[ok])) if ok.any() else 0.0
+    need = max(2.0, min_share * usual)
+    h, w = video.frames.shape[1:3]
+    speed = float(np.linalg.norm(vel)) if np.isfinite(vel).all() else 0.0
+    for j in frames:
+        steps = abs(j - k)
+        c = centre + (vel if np.isfinite(vel).all() else 0.0) * steps
+        reach = 3.0 * r + speed * steps
+        x0, x1 = int(max(np.floor(c[0] - reach), 0)), int(min(np.ceil(c[0] + reach), w - 1))
+        y0, y1 = int(max(np.floor(c[1] - reach), 0)), int(min(np.ceil(c[1] + reach), h - 1))
+        if x1 < x0 or y1 < y0:
+            continue
+        region = video.frames[j, y0:y1 + 1, x0:x1 + 1]
+        yy, xx = np.mgrid[y0:y1 + 1, x0:x1 + 1]
+        inside = (xx - c[0]) ** 2 + (yy - c[1]) ** 2 <= reach ** 2
+        delta = np.linalg.norm(rgb_to_lab(region[inside].astype(np.float64)) - lab, axis=-1)
+        if int((delta <= max_delta_e).sum()) >= need:
+            return True
+    return False
 
 
 def _same_look(track: Track, a: int, b: int) -> bool:
