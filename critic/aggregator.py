@@ -1,11 +1,16 @@
 """Temporal predicates on event windows and the three-valued roll-up (docs/architecture.md §5).
 
-Temporal predicates use quarter-window slack: for windows A and B, ``delta = min(|A|, |B|) / 4``.
+Temporal predicates use quarter-window slack: for windows A and B, ``delta = min(|A|, |B|) / 4`` (never under one
+frame period of the clip).
 
-* ``before(A, B)``: ``A.end <= B.start + delta``.
+* ``before(A, B)``: supported when ``A.end <= B.start + delta``; contradicted only when the order is reversed,
+  ``B.end + delta < A.start``; overlapping events (a contact inside a fall, two landings in the same frames) do not
+  show an order: unknown.
 * ``contains(A, B)`` (B within A): ``A.start - delta <= B.start`` and ``B.end <= A.end + delta``.
 * ``during(A, B)`` = ``contains(B, A)``.
 
+An event that recurs (a bouncing ball is airborne several times) is checked over every pair of occurrences: the
+relation is supported when one pair satisfies it, contradicted when every pair contradicts it, else unknown.
 A missing window gives ``unknown``, never a guess. Roll-up: sub-check -> claim -> clip, any contradicted ->
 contradicted, all supported -> supported, otherwise unknown (an empty set of sub-checks is unknown). A physical
 clause of the prompt that the plan left unchecked (``Plan.unplanned``) keeps a clip from being supported: it is
@@ -60,16 +65,23 @@ def _missing(a: TimeWindow | None, b: TimeWindow | None, required: str, names: t
 
 def before(a: TimeWindow | None, b: TimeWindow | None, names: tuple[str, str] = ("A", "B"),
            fraction: float = SLACK_FRACTION, frame_s: float = 0.0) -> Measurement:
-    """``A`` ends before ``B`` starts (quarter-window slack)."""
+    """``A`` ends before ``B`` starts (quarter-window slack); contradicted only when ``B`` ends before ``A`` starts
+    (the order reversed), unknown when they overlap."""
     required = f"{names[0]}.end <= {names[1]}.start + slack"
     if a is None or b is None:
         return _missing(a, b, required, names)
     d = slack_s(a, b, fraction, frame_s)
     ok = a.end_s <= b.start_s + d + EPS_S
-    measured = f"{names[0]} {_fmt(a)}, {names[1]} {_fmt(b)}, slack {d:.4f} s: {a.end_s:.4f} " \
-               f"{'<=' if ok else '>'} {b.start_s + d:.4f}"
+    reversed_ = b.end_s + d < a.start_s - EPS_S
+    values = {"slack_s": round(d, 6), "margin_s": round(b.start_s + d - a.end_s, 6)}
+    if not ok and not reversed_:
+        return Measurement(state=UNKNOWN, required=required, reason=f"{names[0]} {_fmt(a)} and {names[1]} {_fmt(b)} "
+                           f"overlap (slack {d:.4f} s): no order shows", window=_union(a, b), values=values)
+    measured = f"{names[0]} {_fmt(a)}, {names[1]} {_fmt(b)}, slack {d:.4f} s: " + (
+        f"{a.end_s:.4f} <= {b.start_s + d:.4f}" if ok else f"{names[1]} ends at {b.end_s:.4f}, before {names[0]} "
+                                                           f"starts at {a.start_s:.4f} - slack")
     return Measurement(state=SUPPORTED if ok else CONTRADICTED, required=required, measured=measured,
-                       window=_union(a, b), values={"slack_s": round(d, 6), "margin_s": round(b.start_s + d - a.end_s, 6)})
+                       window=_union(a, b), values=values)
 
 
 def contains(a: TimeWindow | None, b: TimeWindow | None, names: tuple[str, str] = ("A", "B"),
@@ -94,6 +106,18 @@ def during(a: TimeWindow | None, b: TimeWindow | None, names: tuple[str, str] = 
 
 
 TEMPORAL = {"before": before, "contains": contains, "during": during}
+
+
+def any_occurrence(relation, a: list[TimeWindow | None], b: list[TimeWindow | None], names: tuple[str, str] = ("A", "B"),
+                   fraction: float = SLACK_FRACTION, frame_s: float = 0.0) -> Measurement:
+    """``relation`` (one of :data:`TEMPORAL`) over every pair of occurrences of the two events, in time order:
+    the first supported pair; else, when every pair is contradicted, the first of them; else the first unknown."""
+    results = [relation(x, y, names, fraction, frame_s) for x in a for y in b]
+    for state in (SUPPORTED, CONTRADICTED):
+        if results and (state == SUPPORTED and any(r.state == state for r in results)
+                        or all(r.state == state for r in results)):
+            return next(r for r in results if r.state == state)
+    return next((r for r in results if r.state == UNKNOWN), results[0] if results else _missing(None, None, "", names))
 
 # --------------------------------------------------------------------------------------------------
 # Roll-up

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from critic.aggregator import SLACK_FRACTION, TEMPORAL
+from critic.aggregator import SLACK_FRACTION, TEMPORAL, any_occurrence
 from critic.plan import check_plan, dependencies, execution_order
 from critic.types import (CONTRADICTED, SUPPORTED, UNKNOWN, AnyOp, Cost, EvidenceRecord, GroundOp, HearOp,
                           JudgeOp, Measurement, OperationInputs, Plan, TimeWindow, Track, VideoContext, op_event_refs,
@@ -202,6 +202,7 @@ class Executor:
                 required=meas.required, measured=meas.measured, reason=meas.reason,
                 window=_clip_window(meas.window, video),
                 windows={k: _clip_window(w, video) for k, w in sorted(meas.windows.items())},
+                occurrences={k: [_clip_window(w, video) for w in ws] for k, ws in sorted(meas.occurrences.items())},
                 values=meas.values, cost=Cost(tool_calls=cost.tool_calls, model_calls=cost.model_calls),
                 cache_key=key)
             if bar is not None:
@@ -221,8 +222,9 @@ class Executor:
             # a window measured on what may be another object, or by a check that could not decide, is no
             # evidence of when the event happened: the order is neither supported nor contradicted on it
             return Measurement(state=UNKNOWN, required=f"{op.op}({names[0]}, {names[1]})", reason="; ".join(doubts))
-        a, b = (ex.records[ref.op].windows.get(ref.event) for ref in refs)
-        return TEMPORAL[op.op](a, b, names, self.slack_fraction, video.frame_period_s)
+        a, b = (ex.records[ref.op].occurrences.get(ref.event) or [ex.records[ref.op].windows.get(ref.event)]
+                for ref in refs)
+        return any_occurrence(TEMPORAL[op.op], a, b, names, self.slack_fraction, video.frame_period_s)
 
     def _dispatch(self, plan: Plan, op: AnyOp, deps: list[str], ex: Execution, keys: dict[str, str],
                   video: VideoContext, claim_of: dict[str, str]):
@@ -255,7 +257,9 @@ class Executor:
             return self._empty(op, "the clip has no audio track"), backend, version, key
         if family in _NEEDS_TRACKS:
             missing = [n for n, t in tracks.items() if not t]
-            if missing:
+            # a specialist may still tell something of a subject no track found (a named colour nowhere in the clip)
+            without = getattr(spec, "runs_without_tracks", None)
+            if missing and not (without is not None and without(op, missing)):
                 return self._empty(op, f"subject {', '.join(map(repr, missing))} not found in the clip"), backend, \
                     version, key
 

@@ -87,6 +87,9 @@ class Measurement(_Frozen):
     reason: str = ""
     window: TimeWindow | None = None
     windows: dict[str, TimeWindow] = Field(default_factory=dict)
+    #: every occurrence of an event that recurs (each airborne run of a bouncing ball), in time order; ``windows``
+    #: holds the first. Temporal operations hold when any pair of occurrences satisfies them.
+    occurrences: dict[str, list[TimeWindow]] = Field(default_factory=dict)
     values: dict[str, Any] = Field(default_factory=dict)
     cost: Cost = Cost()
 
@@ -556,6 +559,7 @@ class EvidenceRecord(_Frozen):
     reason: str = ""
     window: TimeWindow | None = None
     windows: dict[str, TimeWindow] = Field(default_factory=dict)
+    occurrences: dict[str, list[TimeWindow]] = Field(default_factory=dict)
     values: dict[str, Any] = Field(default_factory=dict)
     cost: Cost = Cost()
     cache_key: str = ""

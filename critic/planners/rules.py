@@ -456,6 +456,7 @@ class RulesPlanner:
         self._sounds(st, masked, cls)
         self._depths(st, cls)
         self._counts(st)
+        self._present(st, cls)
         self._temporal(st, cls)
         if lessons:
             for lesson in lessons:
@@ -471,6 +472,33 @@ class RulesPlanner:
             return PlanResult(plan=b.build(self.name))
         except PlanError as exc:  # a rule produced an invalid plan: reject it rather than run it
             return PlanResult(plan=None, rejected=tuple(exc.reasons))
+
+    @staticmethod
+    def _present(st: ParseState, cls: list[Clause]) -> None:
+        """A rigid body the prompt names by its colour and says nothing more of ("one yellow block is there too",
+        "a white ball can be seen in the scene", "there is also a red ball") is still presumed to be in the clip:
+        it is grounded, so its implicit obligations (permanence: it is there, and stays) are checked; a clause that
+        says nothing else becomes the claim that it is there. Not when the clause denies it ("there is no red
+        ball") or the subject is only counted or named several times."""
+        b = st.builder
+        grounded = {op.subject for op in b.ops if isinstance(op, GroundOp)}
+        for name, spec in list(b.subjects.items()):
+            if name in grounded or name in st.counted_only or name in st.plural or not spec.rigid or not spec.color \
+                    or (spec.count or 1) > 1:
+                continue
+            mention = next((m for m in st.mentions if m.subject == name), None)
+            if mention is None:
+                continue
+            clause = next((c for c in cls if c.start <= mention.span[0] < c.end), None)
+            start = clause.start if clause is not None else 0
+            if _negated(st.low, start, mention.span[0]) or re.search(r"\bno\s+(?:[a-z]+\s+){0,2}$",
+                                                                     st.low[start:mention.span[0]]):
+                continue
+            b.ground(name)
+            end = clause.end if clause is not None else len(st.low)
+            if not any(c.span[0] < end and start < c.span[1] for c in b.claims):
+                check = b.op(MeasureOp, subject=name, quantity="permanence", expect=Expect())
+                b.oblige(b.claim((start, end), subjects=[name]), check, "there (permanence)")
 
     # ---- clauses -----------------------------------------------------------------------------------
     @staticmethod

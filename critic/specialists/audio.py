@@ -52,13 +52,14 @@ def match_onsets(onsets_s: np.ndarray, contacts_s: np.ndarray, tolerance_s: floa
 
 
 class EnergyOnsetHearer:
-    """``hear`` specialist: the first impact-like onset as the ``onset`` window (``onset_window_s`` long).
+    """``hear`` specialist: the first impact-like onset as the ``onset`` window (``onset_window_s`` long), every
+    onset as an occurrence of it.
 
     No audio stream, or a track of digital silence -> unknown (nothing to hear with); an audio track with
     sound but no onset -> contradicted (the claimed sound is absent)."""
 
     name = "energy_onsets"
-    version = "1"
+    version = "2"
 
     def __init__(self, frame_ms: float = 4.0, hop_ms: float = 1.0, ratio: float = 30.0, onset_window_s: float = 0.02):
         self.frame_ms, self.hop_ms, self.ratio = frame_ms, hop_ms, ratio
@@ -81,6 +82,9 @@ class EnergyOnsetHearer:
                                window=video.window(0, video.num_frames - 1), values=values, cost=Cost(tool_calls=1))
         t0 = float(times[0])
         w = video.window_s(t0, t0 + self.onset_window_s)
+        # every onset is an occurrence of the sound: with several impacts in the clip, which one the prompt's sound
+        # is cannot be told from the energy alone, so a timing check may pair any of them with its event
+        every = [video.window_s(float(t), float(t) + self.onset_window_s) for t in times]
         return Measurement(state="supported", required=required,
                            measured=f"{len(times)} onset(s), first at {t0:.3f} s", window=w, windows={"onset": w},
-                           values=values, cost=Cost(tool_calls=1))
+                           occurrences={"onset": every}, values=values, cost=Cost(tool_calls=1))

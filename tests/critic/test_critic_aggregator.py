@@ -5,7 +5,7 @@ import itertools
 import numpy as np
 import pytest
 
-from critic.aggregator import before, claim_state, contains, during, p_plausible, rollup, slack_s
+from critic.aggregator import any_occurrence, before, claim_state, contains, during, p_plausible, rollup, slack_s
 from critic.types import TimeWindow
 
 STATES = ("supported", "contradicted", "unknown")
@@ -51,10 +51,35 @@ def test_before_fails_when_order_reversed():
 
 
 def test_slack_boundary():
-    # A ends exactly at B.start + slack: holds; a hair later: fails
+    # A ends exactly at B.start + slack: holds; a hair later the two overlap: no order shows
     a, b = w(0.0, 1.0), w(0.9, 1.3)  # slack = 0.25 * 0.4 = 0.1 -> A.end 1.0 <= 1.0
     assert before(a, b).state == "supported"
-    assert before(w(0.0, 1.001), b).state == "contradicted"
+    assert before(w(0.0, 1.001), b).state == "unknown"
+    # B over before A starts, by more than the slack: the order is reversed
+    late = w(1.5, 2.0)  # slack = 0.25 * 0.4 = 0.1 -> B.end 1.3 + 0.1 < 1.5
+    assert before(late, b).state == "contradicted"
+    assert before(w(1.35, 2.0), b).state == "unknown"  # 1.3 + 0.1 >= 1.35: within the slack
+
+
+def test_overlapping_events_show_no_order():
+    # a contact inside a long fall, two landings in the same frame: neither order is evidenced
+    fall, contact = w(0.0, 0.5), w(0.19, 0.23)
+    assert before(fall, contact).state == "unknown" and "overlap" in before(fall, contact).reason
+    same = w(0.28, 0.35)
+    assert before(same, same).state == "unknown"
+
+
+def test_recurring_events_pair_any_occurrence():
+    # a ball falls, bounces, and is airborne again: "falls, then bounces" holds for the first fall
+    airborne = [w(0.0, 0.45), w(0.75, 1.5)]
+    bounce = [w(0.48, 0.6)]
+    assert any_occurrence(before, airborne, bounce).state == "supported"
+    assert any_occurrence(before, airborne[1:], bounce).state == "contradicted"
+    # several impact sounds: the contact is heard when any onset falls inside it
+    onsets = [w(0.34, 0.36), w(0.517, 0.537)]
+    assert any_occurrence(contains, [w(0.50, 0.54)], onsets).state == "supported"
+    assert any_occurrence(contains, [w(0.50, 0.54)], onsets[:1]).state == "contradicted"
+    assert any_occurrence(before, [None], bounce).state == "unknown"
 
 
 def test_before_and_after_never_both_hold():
@@ -164,10 +189,12 @@ class _WhenJudge:
 
 
 @pytest.mark.parametrize("cooking, organizing, verdict", [((0, 3), (5, 9), "supported"),
-                                                          ((5, 9), (0, 3), "contradicted")])
+                                                          ((6, 9), (0, 3), "contradicted"),
+                                                          ((4, 9), (0, 3), "unknown")])
 def test_two_judged_actions_in_sequence_are_ordered_on_the_judges_windows(tmp_path, cooking, organizing, verdict):
     """'A person is cooking dinner, then they start organizing the pantry': no instrument measures either action;
-    the order is checked on the windows the judge gives for each, and without windows it stays unknown."""
+    the order is checked on the windows the judge gives for each, and without windows it stays unknown. Reversed
+    by two frames (more than the slack) it is contradicted; by one frame, within the slack, no order shows."""
     from critic.planners.rules import RulesPlanner
     from critic.run import CriticComponents, critique
     from critic.testing import FakeGrounder, fake_video

@@ -153,8 +153,15 @@ def test_sound_claim_without_audio_track_is_unknown(components, tmp_path):
     assert not sub_checks(v, "contradicted")
 
 
-def test_subject_not_in_the_clip_is_unknown(components, drop, tmp_path):
-    v = run(components, drop, "A green ball falls to the floor and bounces.", tmp_path)
+def test_subject_of_a_colour_nowhere_in_the_clip_is_absent(components, drop, tmp_path):
+    """A red ball drops on a pale grey-blue background: no green blob anywhere, so the green ball is not there
+    (contradicted over the whole clip); a white ball could hide against the pale background, so it is unknown."""
+    v = run(components, drop, "A green ball falls to the floor and bounces.", tmp_path, "green")
+    assert v.verdict == "contradicted"
+    packet = next(p for p in v.packets if any("not there" in m for m in p.measured))
+    assert any("no green blob" in m for m in packet.measured)
+    assert (packet.window.start_frame, packet.window.end_frame) == (0, drop.frames.shape[0] - 1)
+    v = run(components, drop, "A white ball falls to the floor and bounces.", tmp_path, "white")
     assert v.verdict == "unknown"
     assert not v.packets
 

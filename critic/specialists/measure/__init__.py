@@ -26,7 +26,7 @@ from critic.specialists.kinematics import observed
 from critic.specialists.measure.bounce import bounce
 from critic.specialists.measure.common import Measure, Tolerances, for_expectation, pick, withhold_if_doubtful
 from critic.specialists.measure.contact import collision_response, contact
-from critic.specialists.measure.continuity import ACROSS_INSTANCES, continuity, permanence
+from critic.specialists.measure.continuity import ACROSS_INSTANCES, WITHOUT_TRACKS, continuity, permanence
 from critic.specialists.measure.direction import direction
 from critic.specialists.measure.fall import free_fall, support
 from critic.specialists.measure.penetration import penetration
@@ -73,7 +73,7 @@ class TrackMeasurer:
     arguments are tolerances (:class:`critic.specialists.measure.common.Tolerances` says what each one means)."""
 
     name = "tracks"
-    version = "4"
+    version = "5"
 
     def __init__(self, teleport_radii: float = 2.5, hover_radii: float = 1.5, morph_ratio: float = 1.6,
                  morph_window_s: float = 0.3, rest_speed_radii_per_s: float = 1.0, contact_gap_radii: float = 0.35,
@@ -84,10 +84,19 @@ class TrackMeasurer:
             contact_gap_radii=contact_gap_radii, noise_sigmas=noise_sigmas, min_change_px=min_change_px,
             abrupt_step=abrupt_step)
 
+    def runs_without_tracks(self, op: MeasureOp, missing: list[str]) -> bool:
+        """Whether :meth:`run` can tell something when the subjects ``missing`` have no track: only its own subject
+        (not a partner), for a quantity of :data:`WITHOUT_TRACKS`."""
+        return list(missing) == [op.subject] and op.quantity in WITHOUT_TRACKS
+
     def run(self, op: MeasureOp, inputs: OperationInputs, video: VideoContext) -> Measurement:
         track = pick(inputs.tracks.get(op.subject, ()))
         if track is None:
-            return unknown(f"'{op.subject}' was not found in the clip", required=op.quantity)
+            # no track: only what the clip's pixels say of the subject as a whole (is it there at all?)
+            without = WITHOUT_TRACKS.get(op.quantity)
+            if without is None:
+                return unknown(f"'{op.subject}' was not found in the clip", required=op.quantity)
+            return for_expectation(op, without(op, inputs.subjects.get(op.subject), video, self.tolerances))
         other = pick(inputs.tracks.get(op.other, ())) if op.other else None
         if op.other and other is None:
             return unknown(f"'{op.other}' was not found in the clip", required=op.quantity)

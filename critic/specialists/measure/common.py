@@ -94,11 +94,12 @@ def floor_row_of(track: Track) -> float | None:
     return float(v) if v is not None else None
 
 
-def measurement(state: str, required: str, measured: str, *, window=None, windows=None, reason: str = "",
-                **values: Any) -> Measurement:
+def measurement(state: str, required: str, measured: str, *, window=None, windows=None, occurrences=None,
+                reason: str = "", **values: Any) -> Measurement:
     """One tool call's answer; ``values`` are made JSON-friendly (numpy scalars to Python, NaN to None)."""
     return Measurement(state=state, required=required, measured=measured, reason=reason, window=window,
-                       windows=windows or {}, values=jsonable(values), cost=Cost(tool_calls=1))
+                       windows=windows or {}, occurrences=occurrences or {}, values=jsonable(values),
+                       cost=Cost(tool_calls=1))
 
 
 def jsonable(v: Any) -> Any:

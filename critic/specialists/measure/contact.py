@@ -16,7 +16,8 @@ from critic.types import Cost, Measurement, MeasureOp, TimeWindow, Track, VideoC
 
 
 def contact(op: MeasureOp, track: Track, other: Track | None, video: VideoContext, tol: Tolerances) -> Measurement:
-    """Touches ``other`` (or ``op.surface``, the floor by default). Window ``contact``: the first touch."""
+    """Touches ``other`` (or ``op.surface``, the floor by default). Window ``contact``: the first touch (a landing
+    is the first touch, not a later bounce, so it has no other occurrences)."""
     dt = video.frame_period_s
     if other is None:
         surface = op.surface or "floor"

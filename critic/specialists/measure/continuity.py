@@ -12,15 +12,17 @@ colour is absent. Where the place itself has the subject's colour, nothing can b
 
 from __future__ import annotations
 
-import numpy as np
-
 from collections.abc import Callable, Iterable, Sequence
 
+import cv2
+import numpy as np
+
+from critic.specialists import colour as colours
 from critic.specialists.base import unknown
 from critic.specialists.colour import rgb_to_lab
 from critic.specialists.kinematics import observed, radius, runs, stationary_runs
 from critic.specialists.measure.common import Tolerances, measurement
-from critic.types import Measurement, MeasureOp, Track, VideoContext
+from critic.types import Measurement, MeasureOp, SubjectSpec, Track, VideoContext
 
 
 def continuity(op: MeasureOp, track: Track, other: Track | None, video: VideoContext, tol: Tolerances) -> Measurement:
@@ -261,6 +263,40 @@ def _was_empty_before(video: VideoContext, track: Track, f0: int, still: float =
     steady = float(np.abs(np.diff(before, axis=0)).max(axis=-1).mean()) <= still if len(before) > 1 else False
     changed = float(np.abs(before[-1] - now).max(axis=-1).mean()) > new
     return steady and changed
+
+
+def absent_from_clip(op: MeasureOp, subject: SubjectSpec | None, video: VideoContext, tol: Tolerances,
+                     max_colour_cost: float = 1.0, min_blob_px: int = 4, frames: int = 12) -> Measurement:
+    """A named subject that no track found: is it in the clip at all? Only its colour name can say so without a
+    track: when no blob of at least ``min_blob_px`` pixels within ``max_colour_cost`` of the name (about one
+    colour-name step: a neighbouring hue still counts as the colour) shows in any of ``frames`` frames spread over
+    the clip, the subject is not there (window: the whole clip). A blob of that colour anywhere - the object
+    unfound by the tracker, or a wall or floor of its colour it could hide against - leaves it unknown, and so does
+    a subject without a colour name or one the prompt names several of."""
+    req = "persists: nothing appears from nowhere, nothing vanishes without an occluder or leaving the frame"
+    name = subject.color if subject is not None else None
+    if subject is None or not colours.known(name) or (subject.count or 1) > 1:
+        return unknown(f"'{op.subject}' was not found in the clip", required=req)
+    t_count = video.num_frames
+    picks = np.unique(np.linspace(0, t_count - 1, min(frames, t_count)).round().astype(int))
+    for k in picks:
+        frame = video.frames[int(k)]
+        fits = colours.colour_cost(frame.reshape(-1, 3), name).reshape(frame.shape[:2]) <= max_colour_cost
+        n, _, stats, _ = cv2.connectedComponentsWithStats(fits.astype(np.uint8), connectivity=8)
+        if n > 1 and int(stats[1:, cv2.CC_STAT_AREA].max()) >= min_blob_px:
+            return unknown(f"'{op.subject}' was not tracked, but a {name} blob of "
+                           f"{int(stats[1:, cv2.CC_STAT_AREA].max())} px shows in frame {int(k)}: it may be there",
+                           required=req)
+    return measurement("contradicted", req, f"no {name} blob of {min_blob_px} px or more in any of {len(picks)} "
+                       f"frames spread over the clip: the {subject.noun} is not there",
+                       window=video.window(0, t_count - 1), frames_checked=[int(k) for k in picks])
+
+
+#: What a quantity can still tell of a subject that no track found:
+#: ``(op, subject, video, tolerances) -> Measurement``; the others are unknown then.
+WITHOUT_TRACKS: dict[str, Callable[[MeasureOp, SubjectSpec | None, VideoContext, Tolerances], Measurement]] = {
+    "permanence": absent_from_clip,
+}
 
 
 #: Checks over all the tracks of the subject, for the quantities whose property they can break:

@@ -21,7 +21,8 @@ SLOW_MOTION_ACCEL_RADII = 20.0
 
 def free_fall(op: MeasureOp, track: Track, other: Track | None, video: VideoContext, tol: Tolerances) -> Measurement:
     """While airborne: downward acceleration, near-constant (the height is a parabola in time). Window
-    ``airborne``: the first airborne run."""
+    ``airborne``: the first airborne run, fitted or not (a first drop too short to fit a parabola to is still the
+    fall that comes before the first bounce); every airborne run is an occurrence."""
     r = radius(track)
     if not op.expect.holds:
         return _falls_at_all(op, track, video)
@@ -57,8 +58,11 @@ def free_fall(op: MeasureOp, track: Track, other: Track | None, video: VideoCont
                            "(a = 0 while unsupported)", window=video.window(s, e), **values)
     if not segments:
         return unknown("no airborne segment of 5 observed frames with vertical motion", required=req, **values)
-    first = segments[0]
-    airborne = video.window(*first["frames"])
+    runs_ = _airborne_runs(track, ok & ~cut, r)
+    first = runs_[0] if runs_ and runs_[0][0] < segments[0]["frames"][0] else tuple(segments[0]["frames"])
+    airborne = video.window(*first)
+    occurrences = {"airborne": sorted({airborne, *(video.window(s, e) for s, e in runs_ if s >= first[0])},
+                                      key=lambda w: w.start_frame)}
     accels = np.array([s["accel_radii_s2"] for s in segments])
     bad = [s for s in segments if s["accel_radii_s2"] < -SLOW_MOTION_ACCEL_RADII and s["rms_radii"] < 0.25
            and s["frames"][1] - s["frames"][0] >= 6 and s["vy_radii_s"] <= 0.0]
@@ -66,7 +70,7 @@ def free_fall(op: MeasureOp, track: Track, other: Track | None, video: VideoCont
         s0 = bad[0]
         return measurement("contradicted", req, f"a = {s0['accel_radii_s2']:.1f} radii/s^2 (not downward) over "
                            f"frames {s0['frames'][0]}-{s0['frames'][1]}", window=video.window(*s0["frames"]),
-                           windows={"airborne": airborne}, **values)
+                           windows={"airborne": airborne}, occurrences=occurrences, **values)
     notes = []
     if video.sanity.likely_slow_motion:
         notes.append("slow motion flagged by the container: gravity magnitude not checked")
@@ -76,7 +80,20 @@ def free_fall(op: MeasureOp, track: Track, other: Track | None, video: VideoCont
     measured = (f"a = {float(np.median(accels)):.1f} radii/s^2 downward over {len(segments)} airborne segment(s), "
                 f"fit rms {max(s['rms_radii'] for s in segments):.2f} radii")
     return measurement("supported", req, measured, window=airborne, windows={"airborne": airborne},
-                       reason="; ".join(notes), likely_slow_motion=bool(notes), **values)
+                       occurrences=occurrences, reason="; ".join(notes), likely_slow_motion=bool(notes), **values)
+
+
+def _airborne_runs(track: Track, free: np.ndarray, r: float) -> list[tuple[int, int]]:
+    """Frames (first, last) of each airborne run of the subject, in time order: the runs of ``free`` frames
+    (observed, off every contact and stationary run) of two or more frames over which it moves at least half a
+    radius up or down, fitted to a parabola or not (a first drop too short to fit is still the fall before the
+    first bounce)."""
+    out = []
+    for s, e in runs(free):
+        y = track.centroid_px[s:e + 1, 1]
+        if e > s and (float(np.nanmax(y)) - float(np.nanmin(y))) / r >= 0.5:
+            out.append((int(s), int(e)))
+    return out
 
 
 def _falls_at_all(op: MeasureOp, track: Track, video: VideoContext) -> Measurement:
