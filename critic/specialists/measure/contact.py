@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from critic.specialists.base import unknown
-from critic.specialists.kinematics import floor_contacts, observed, radius, runs
+from critic.specialists.kinematics import floor_contacts, observed, radius, runs, stationary_runs
 from critic.specialists.measure.common import Tolerances, floor_row_of, measurement
 from critic.types import Cost, Measurement, MeasureOp, TimeWindow, Track, VideoContext
 
@@ -41,6 +41,14 @@ def contact(op: MeasureOp, track: Track, other: Track | None, video: VideoContex
             return unknown("no contact with a wall seen, and no wall is located in the clip", required=req)
         if floor is None:
             return unknown("no contact seen, and no floor level is seen in the clip to judge it against", required=req)
+        rests = stationary_runs(track)
+        if rests:
+            # it came to rest somewhere above the floor line: in a perspective view the floor farther away is
+            # higher in the image, so where it rests may be the floor, or something on it; no denial either way
+            s, e = rests[-1]
+            return unknown(f"no landing on the floor line seen, but at rest from frame {s} at "
+                           f"{(floor - float(np.nanmax(track.boxes_xyxy[s:e + 1, 3]))) / r:.1f} radii above it "
+                           "(a floor farther away, or a support)", required=req)
         if seen[-1] and not track.touches_border[-1] and seen.mean() >= 0.8:
             return _contact_state(op, req, False, None, "never comes down to the floor level seen in the clip",
                                   window=video.window(0, video.num_frames - 1))

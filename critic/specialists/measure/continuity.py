@@ -65,7 +65,7 @@ def continuity(op: MeasureOp, track: Track, other: Track | None, video: VideoCon
     dt = float(np.median(np.diff(t))) if len(t) > 1 else 0.0
     skipped = [j for j in jumps if dt > 0 and (t[j[1]] - t[j[0]]) > 1.5 * dt * (j[1] - j[0])]
     jumps = [j for j in jumps if j not in skipped]
-    freezes = [] if video.sanity.likely_slow_motion else _freezes(track, r)
+    freezes = [] if video.sanity.likely_slow_motion else _freezes(track, r) + _held_frames(track, video, r)
     if freezes and not jumps:
         s, e, v0, v1 = freezes[0]
         return measurement("contradicted", req, f"stops dead for {t[e] - t[s]:.2f} s (frames {s}-{e}) between "
@@ -109,6 +109,45 @@ def _freezes(track: Track, r: float) -> list[tuple[int, int, float, float]]:
         after, after_late = vel(e, e + 2), vel(e + 2, e + 4)
         if alike(before, before_early) and alike(after, after_late) and alike(before, after):
             out.append((s, e, float(np.linalg.norm(before)), float(np.linalg.norm(after))))
+    return out
+
+
+def still_transitions(video: VideoContext, max_diff: int = 20) -> np.ndarray:
+    """(T-1,) bool: no pixel of the picture changes from frame k to k+1 by more than ``max_diff`` of 255 in any
+    channel (what lossy coding leaves of one picture coded twice). Rendered frames of a scene where something
+    moves never repeat, and a camera's frames never do: a run of them is the same frame shown again."""
+    memo = video.__dict__.setdefault("_still_transitions", {})
+    if max_diff not in memo:
+        f = video.frames
+        out = np.zeros(max(len(f) - 1, 0), bool)
+        for k in range(len(f) - 1):
+            out[k] = int(np.abs(f[k + 1].astype(np.int16) - f[k].astype(np.int16)).max()) <= max_diff
+        out.setflags(write=False)
+        memo[max_diff] = out
+    return memo[max_diff]
+
+
+def _held_frames(track: Track, video: VideoContext, r: float, min_step_radii: float = 0.3
+                 ) -> list[tuple[int, int, float, float]]:
+    """Runs of the same picture shown again (``still_transitions``) over which the subject, moving before and after,
+    carries on the same way (steps of at least ``min_step_radii`` radii per frame just before and just after,
+    within x2 of each other and 45 degrees): the clip, not the body, stopped. -> (first, last frame, speed before,
+    speed after) radii/s."""
+    c, t = track.centroid_px, track.times_s
+    ok = observed(track)
+    out = []
+    for s, e in runs(still_transitions(video)):
+        first, last = s, e + 1  # frames first..last show one picture
+        if first < 1 or last + 1 >= len(c) or not ok[[first - 1, first, last, last + 1]].all():
+            continue
+        u = (c[first] - c[first - 1]) / r
+        v = (c[last + 1] - c[last]) / r
+        nu, nv = float(np.linalg.norm(u)), float(np.linalg.norm(v))
+        if min(nu, nv) < min_step_radii or max(nu, nv) > 2.0 * min(nu, nv) \
+                or float(np.dot(u, v)) / (nu * nv) < np.cos(np.radians(45)):
+            continue
+        dt = float(np.median(np.diff(t))) if len(t) > 1 else 1.0
+        out.append((first, last, nu / dt, nv / dt))
     return out
 
 

@@ -15,7 +15,8 @@ from critic.types import Cost, Measurement, MeasureOp, Track, VideoContext
 
 
 def direction(op: MeasureOp, track: Track, other: Track | None, video: VideoContext, tol: Tolerances) -> Measurement:
-    """Moves in ``expect.direction`` (left/right/up/down/horizontal: net displacement over one radius along it;
+    """Moves in ``expect.direction`` (left/right/up/down/horizontal: net displacement over one radius along it, and
+    over twice ``tol.min_change_px`` pixels;
     toward/away: apparent size x1.15 from the first to the last quarter of the frames). Window ``motion``: frames moving that way."""
     d = op.expect.direction
     req = f"moves {d}" if op.expect.holds else f"does not move {d}"
@@ -71,6 +72,10 @@ def direction(op: MeasureOp, track: Track, other: Track | None, video: VideoCont
         # moving in depth: up/down in the image need not be up/down in the world
         state = "unknown"
         depth_reason = f"apparent size changes x{np.exp(depth_change):.2f}: the motion may be in depth"
+    elif abs(along) * r < 2 * tol.min_change_px:
+        # a shift of a few pixels is within what segmenting a small body from frame to frame gives: no motion shows
+        state = "unknown"
+        depth_reason = f"net motion along the claimed axis {abs(along) * r:.1f} px, under {2 * tol.min_change_px:g} px"
     elif along > 1.0:
         state = "supported"
     elif along < -1.0:
