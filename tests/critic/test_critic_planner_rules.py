@@ -460,3 +460,26 @@ def test_actions_in_sequence_are_judged_and_ordered(prompt):
 
 def test_an_action_out_of_sequence_gets_no_judged_claim():
     assert not [op for op in plan_of("A person is reading a book on the couch.").operations if op.op == "judge"]
+
+
+@pytest.mark.parametrize("prompt, clause", [
+    ("A grey sphere drops to the ground. One yellow block is there too.", "One yellow block is there too"),
+    ("An orange cylinder lands; a white ball can be seen in the scene.", "a white ball can be seen in the scene"),
+    ("The pink cylinder drops to the ground, while there is also a red ball.", "there is also a red ball"),
+])
+def test_a_coloured_body_the_prompt_only_mentions_is_claimed_to_be_there(prompt, clause):
+    """"X is there too" names a body and says nothing else of it: the clause is the claim that it is in the clip
+    (permanence, which a named colour nowhere in the clip contradicts), and the body gets its implicit checks."""
+    p = plan_of(prompt)
+    checks = explicit(p)[clause]
+    assert [(c["op"], c["quantity"]) for c in checks] == [("measure", "permanence")]
+    subject = checks[0]["subject"]
+    assert {c.text.split(" ", 1)[0] for c in p.claims if c.kind == "implicit" and subject in c.subjects}
+    assert not p.unplanned
+
+
+@pytest.mark.parametrize("prompt", ["There is no red ball, and a blue ball falls.", "Three red balls sit there."])
+def test_a_denied_or_counted_body_gets_no_presence_claim(prompt):
+    p = plan_of(prompt)
+    assert not any(c.kind == "explicit" and "permanence" in [x.get("quantity") for x in checks]
+                   for c in p.claims for text, checks in explicit(p).items() if text == c.text)

@@ -307,3 +307,118 @@ def test_a_contact_not_seen_is_contradicted_only_against_a_level_seen(drop):
     floor = MeasureOp(id="f", subject="ball", quantity="contact", surface="floor")
     m = TrackMeasurer().run(floor, OperationInputs(subjects=subjects, tracks={"ball": [glide]}), video)
     assert m.state == "unknown" and "no floor level" in m.reason
+
+
+# ------------------------------------------------------------------------------------------ firm evidence only
+
+
+def _still_ball_video(t: int, ball_from: int, ball_to: int, then_x: int | None = None, colour=(220, 40, 40),
+                      floor_colour=(90, 90, 90)):
+    """(T, 60, 80, 3) frames of a grey picture with a red 6x6 square (a ball) at x 30..35, y 20..25 in frames
+    ``ball_from`` to ``ball_to`` - 1, and from then on at x ``then_x`` (when given)."""
+    frames = np.full((t, 60, 80, 3), floor_colour, np.uint8)
+    frames[ball_from:ball_to, 20:26, 30:36] = colour
+    if then_x is not None:
+        frames[ball_to:, 20:26, then_x:then_x + 6] = colour
+    return context_from_arrays(frames, 10.0)
+
+
+def _box_track(t: int, seen: np.ndarray) -> Track:
+    xy = np.tile([32.5, 22.5], (t, 1))
+    return Track(subject="ball", identity=0, boxes_xyxy=np.tile([30.0, 20.0, 35.0, 25.0], (t, 1)), centroid_px=xy,
+                 area_px=np.where(seen, 36.0, 0.0), visible=seen, coasted=np.zeros(t, bool),
+                 touches_border=np.zeros(t, bool), times_s=np.arange(t) / 10.0,
+                 meta={"binding": {"by": "color", "candidates": 1, "confident": True}})
+
+
+def test_a_track_that_ends_where_its_colour_stays_is_not_a_vanishing():
+    """The tracker loses the ball after frame 6 but the red square is right next to where it was (a ball on a
+    floor of nearly its colour, a blob merged with a neighbour): no vanishing. Painted out, the same track ends in
+    a vanishing."""
+    t = 20
+    seen = np.arange(t) < 7
+    op = MeasureOp(id="m", subject="ball", quantity="permanence")
+    stays = TrackMeasurer().run(op, OperationInputs(tracks={"ball": [_box_track(t, seen)]}),
+                                _still_ball_video(t, 0, 7, then_x=38))
+    assert stays.state == "supported", (stays.measured, stays.reason)
+    gone = TrackMeasurer().run(op, OperationInputs(tracks={"ball": [_box_track(t, seen)]}), _still_ball_video(t, 0, 7))
+    assert gone.state == "contradicted" and gone.window.start_frame == 6, (gone.measured, gone.reason)
+
+
+def test_rest_is_not_denied_on_a_track_seen_in_patches():
+    """A ball seen in a third of the last frames (a blob the tracker finds now and then, joined by the floor's
+    colour) whose centroid moves 4 radii there is not firmly "still moving": unknown. Seen in every frame rolling
+    on steadily, it is."""
+    t = 30
+    video = context_from_arrays(np.zeros((t, 100, 160, 3), np.uint8), 10.0)
+    op = MeasureOp(id="m", subject="ball", quantity="rest")
+    states = {}
+    for name, seen in (("patches", (np.arange(t) < 20) | (np.arange(t) % 4 == 1)), ("steady", np.ones(t, bool))):
+        x = 20.0 + 4.0 * np.arange(t)
+        xy = np.stack([x, np.full(t, 50.0)], 1)
+        tr = Track(subject="ball", identity=0, boxes_xyxy=np.concatenate([xy - 5, xy + 5], 1), centroid_px=xy,
+                   area_px=np.where(seen, np.pi * 25, 0.0), visible=seen, coasted=np.zeros(t, bool),
+                   touches_border=np.zeros(t, bool), times_s=np.arange(t) / 10.0,
+                   meta={"binding": {"by": "color", "candidates": 1, "confident": True}})
+        states[name] = TrackMeasurer().run(op, OperationInputs(tracks={"ball": [tr]}), video).state
+    assert states == {"patches": "unknown", "steady": "contradicted"}
+
+
+def test_a_shift_of_a_few_pixels_is_no_motion():
+    """A 2 px ball drifting 3 px is over a radius, but within segmentation noise: "does not move" stays unknown; a
+    shift of 12 px denies it."""
+    t = 12
+    video = context_from_arrays(np.zeros((t, 60, 80, 3), np.uint8), 10.0)
+    op = MeasureOp(id="m", subject="ball", quantity="direction", expect=Expect(direction="horizontal", holds=False))
+    states = []
+    for shift in (3.0, 12.0):
+        x = 30.0 + np.linspace(0.0, shift, t)
+        xy = np.stack([x, np.full(t, 30.0)], 1)
+        tr = Track(subject="ball", identity=0, boxes_xyxy=np.concatenate([xy - 2, xy + 2], 1), centroid_px=xy,
+                   area_px=np.full(t, 12.6), visible=np.ones(t, bool), coasted=np.zeros(t, bool),
+                   touches_border=np.zeros(t, bool), times_s=np.arange(t) / 10.0,
+                   meta={"binding": {"by": "color", "candidates": 1, "confident": True}})
+        states.append(TrackMeasurer().run(op, OperationInputs(tracks={"ball": [tr]}), video).state)
+    assert states == ["unknown", "contradicted"]
+
+
+def test_the_same_picture_shown_again_is_held_frames():
+    """A ball rolling right at 3 px per frame; frames 10-14 repeat frame 10 and it rolls on as before: the clip
+    was held (continuity contradicted over frames 10-14). Rendered with the ball moving throughout: supported."""
+    t = 30
+
+    def clip(hold: bool):
+        frames = np.full((t, 60, 160, 3), 90, np.uint8)
+        x = 10 + 3 * np.arange(t)
+        if hold:
+            x = np.concatenate([x[:11], np.full(4, x[10]), x[11:t - 4]])
+        for k in range(t):
+            frames[k, 25:35, x[k]:x[k] + 10] = (220, 40, 40)
+        xy = np.stack([x + 4.5, np.full(t, 29.5)], 1).astype(float)
+        tr = Track(subject="ball", identity=0, boxes_xyxy=np.concatenate([xy - 4.5, xy + 4.5], 1), centroid_px=xy,
+                   area_px=np.full(t, 100.0), visible=np.ones(t, bool), coasted=np.zeros(t, bool),
+                   touches_border=np.zeros(t, bool), times_s=np.arange(t) / 10.0,
+                   meta={"binding": {"by": "color", "candidates": 1, "confident": True}})
+        return context_from_arrays(frames, 10.0), tr
+
+    op = MeasureOp(id="m", subject="ball", quantity="continuity")
+    video, tr = clip(hold=True)
+    held = TrackMeasurer().run(op, OperationInputs(tracks={"ball": [tr]}), video)
+    assert held.state == "contradicted" and (held.window.start_frame, held.window.end_frame) == (10, 14)
+    video, tr = clip(hold=False)
+    assert TrackMeasurer().run(op, OperationInputs(tracks={"ball": [tr]}), video).state == "supported"
+
+
+def test_a_body_at_rest_above_the_floor_line_is_not_denied_a_landing():
+    """In a perspective view the floor farther away is higher in the picture: a ball at rest above the floor line
+    the background shows may be on the floor; the landing is unknown, not contradicted."""
+    t = 30
+    video = context_from_arrays(np.zeros((t, 100, 160, 3), np.uint8), 10.0)
+    xy = np.stack([np.full(t, 60.0), np.full(t, 70.0)], 1)
+    tr = Track(subject="ball", identity=0, boxes_xyxy=np.concatenate([xy - 4, xy + 4], 1), centroid_px=xy,
+               area_px=np.full(t, 50.0), visible=np.ones(t, bool), coasted=np.zeros(t, bool),
+               touches_border=np.zeros(t, bool), times_s=np.arange(t) / 10.0,
+               meta={"binding": {"by": "color", "candidates": 1, "confident": True}, "floor_row_px": 95.0})
+    op = MeasureOp(id="m", subject="ball", quantity="contact", surface="floor")
+    m = TrackMeasurer().run(op, OperationInputs(tracks={"ball": [tr]}), video)
+    assert m.state == "unknown" and "at rest" in m.reason, (m.measured, m.reason)
