@@ -18,6 +18,7 @@ A release-point job, for one (scene, seed, prompt, release step i*):
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -57,6 +58,13 @@ def generation_settings(cfg: DictConfig) -> GenerationSettings:
     if cfg.get("generation"):
         values.update(_config_dict(cfg.generation))
     return _validated(GenerationSettings, values, "generation")
+
+
+def job_prompt(cfg: DictConfig) -> str:
+    """The job's prompt: ``cfg.prompt`` with runs of whitespace made one space and none left before a comma or a
+    semicolon, so that an empty motion clause (``motion=unstated``) gives "a red ball; a medium-sized ball ...",
+    not "a red ball ; a ..."."""
+    return re.sub(r"\s+([;,])", r"\1", " ".join(str(cfg.get("prompt") or "").split()))
 
 
 @dataclass(frozen=True)
@@ -186,7 +194,7 @@ class ReleasePointJob:
 
         generator_cfg = _config_dict(cfg.generator) if "generator" in cfg else {}
         release_steps = _sibling_steps(cfg, ctx)
-        request = ClipRequest(control=scene.control, prompt=str(cfg.prompt), seed=check_int(cfg.seed, field="seed"),
+        request = ClipRequest(control=scene.control, prompt=job_prompt(cfg), seed=check_int(cfg.seed, field="seed"),
                               num_steps=check_int(cfg.num_steps, field="num_steps"), release_step=release_step,
                               group_release_steps=release_steps, shared_dir=ctx.sweep_dir,
                               generator_key=sha256_json(generator_cfg),
@@ -218,7 +226,7 @@ class ReleasePointJob:
         switch = clip.expert_switch_step
         row = {
             "scene": str(OmegaConf.select(cfg, "scene_name") or scene.spec.name),
-            "seed": int(cfg.seed), "prompt": str(cfg.prompt), "appearance": ctx.choice("appearance"),
+            "seed": int(cfg.seed), "prompt": job_prompt(cfg), "appearance": ctx.choice("appearance"),
             "motion": ctx.choice("motion"), "object": scene.object_name,
             "release_step": request.release_step, "num_steps": request.num_steps,
             "sigma_rel": clip.sigma_rel if clip.sigma_rel is not None else None,
@@ -246,7 +254,7 @@ def check_job_values(cfg: DictConfig) -> None:
     check_int(cfg.num_steps, field="num_steps", minimum=1)
     release_step_of(cfg)
     generation_settings(cfg)
-    if not str(cfg.get("prompt") or "").strip():
+    if not job_prompt(cfg):
         raise UserError("the prompt is empty", field="prompt")
 
 

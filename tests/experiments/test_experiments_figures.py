@@ -81,6 +81,9 @@ def test_paper_figures_runs_its_sweeps_and_draws_all_three(paper):
     retention = _jobs(root / "retention")
     assert len(retention) == 2 * (N + 1)  # seeds x release steps 0..N
     assert {m["metrics"]["row"]["scene"] for m in retention.values()} == {"thrown_ball"}
+    # Fig. 5's sweep states no motion (the control's direction is not asked for by the words); Fig. 4's rows do.
+    assert {(m["metrics"]["row"]["motion"], m["metrics"]["row"]["prompt"]) for m in retention.values()} == {
+        ("unstated", "a red ball; a medium-sized ball on a grey floor, pale background")}
 
 
 def test_prompt_is_a_sweep_axis_with_its_own_job_directories(paper):

@@ -14,13 +14,18 @@ SWEEP = ["-m", "experiment=release_sweep", "probe.release_step=0,2,3", *ONE_SCEN
 NAIVE = [*SWEEP, "executor=naive", "sweep_name=naive"]
 
 
+def sweep_job(seed: int, release_step: int) -> str:
+    """A release sweep's job directory: its prompt states the appearance only (``motion=unstated``)."""
+    return thrown_ball_job(seed, release_step, prompt="red_on_grey-unstated")
+
+
 @pytest.fixture(scope="module")
 def killed_and_resumed(tmp_path_factory):
     """A 3-point naive sweep with W&B offline, killed by SIGKILL inside its second job (once that job has
     written its first file, well before its metrics), then run again."""
     cwd = tmp_path_factory.mktemp("sweep")
     sweep_dir = cwd / "outputs" / "release_sweep" / "naive"
-    second_job_started = (sweep_dir / thrown_ball_job(0, 2) / "scoring.json").is_file
+    second_job_started = (sweep_dir / sweep_job(0, 2) / "scoring.json").is_file
     killed = kill_app_when([*NAIVE, "tracker=wandb"], cwd, second_job_started)
     after_kill = {p.name: jobstate.job_complete(p) for p in job_dirs(sweep_dir)}
     second = run_app([*NAIVE, "tracker=wandb"], cwd)
@@ -31,16 +36,19 @@ def test_killed_sweep_resumes_without_loss_or_duplicates(killed_and_resumed):
     cwd, sweep_dir, killed, after_kill, second = killed_and_resumed
     assert killed == -signal.SIGKILL
     # one complete job, one partial (started, no metrics), the third never started
-    assert after_kill == {thrown_ball_job(0, 0): True, thrown_ball_job(0, 2): False}, after_kill
+    assert after_kill == {sweep_job(0, 0): True, sweep_job(0, 2): False}, after_kill
     assert second.returncode == 0, second.stderr[-3000:]
     jobs = job_dirs(sweep_dir)
-    assert [p.name for p in jobs] == [thrown_ball_job(0, i) for i in (0, 2, 3)]
+    assert [p.name for p in jobs] == [sweep_job(0, i) for i in (0, 2, 3)]
     assert all(jobstate.job_complete(p) for p in jobs)
     assert (second.stdout + second.stderr).count("complete, skipped") == 1
     with open(sweep_dir / "summary.csv") as f:
         rows = list(csv.DictReader(f))
     assert [int(r["release_step"]) for r in rows] == [0, 2, 3]
     assert all(r["executor"] == "naive" and r["threshold"] == "0.7" for r in rows)
+    # the prompt names the appearance only, without a stray space where the motion clause would be
+    assert {(r["motion"], r["prompt"]) for r in rows} == {
+        ("unstated", "a red ball; a medium-sized ball on a grey floor, pale background")}
     assert "nan" not in (sweep_dir / "summary.csv").read_text().lower()
     # the threshold was written into each run before scoring
     assert all((p / "scoring.json").is_file() for p in jobs)
