@@ -187,11 +187,6 @@ def permanence(op: MeasureOp, track: Track, other: Track | None, video: VideoCon
             continue  # its place looks as it did: it stopped there and the tracker lost it, it did not vanish
         if _colour_near(video, track, last, range(last + 1, min(back, last + 4, t_count)), vel):
             continue  # its colour is still there, next to where it was going: the tracker lost it
-        # where it went while unseen: towards where it reappeared, or on along its velocity when it did not
-        path = ((track.centroid_px[back] - track.centroid_px[last]) / (back - last) if back < t_count and ok[back]
-                else vel)
-        if _into_other_background(video, track, last, range(last + 1, min(back, last + 4, t_count)), path):
-            continue  # where it was going, the scene's still picture changes: a pillar or a box it may be behind
         events.append((last, min(back, t_count - 1)))
     if events:
         a, b = events[0]
@@ -437,32 +432,6 @@ def _colour_near(video: VideoContext, track: Track, k: int, frames: Iterable[int
         inside = (xx - c[0]) ** 2 + (yy - c[1]) ** 2 <= reach ** 2
         delta = np.linalg.norm(rgb_to_lab(region[inside].astype(np.float64)) - lab, axis=-1)
         if int((delta <= max_delta_e).sum()) >= need:
-            return True
-    return False
-
-
-def _into_other_background(video: VideoContext, track: Track, last: int, frames: Iterable[int], vel: np.ndarray,
-                           min_delta_e: float = 12.0) -> bool:
-    """Does the clip's still picture (the per-pixel median over time) where the subject was heading in ``frames``
-    (its frame-``last`` box moved on by ``vel`` px per frame) differ, on a third or more of the box, from the still
-    picture behind it at ``last`` (CIELAB difference over ``min_delta_e``)? Then it went over something that never
-    moves - a pillar, a box, a wall's edge - which the median holds as background and which may be in front of it:
-    not open view."""
-    here = _box_patch(video, track, last)
-    if here is None or not np.isfinite(vel).all():
-        return False
-    behind = rgb_to_lab(np.median(here[1].reshape(-1, 3), axis=0))
-    x0, y0, x1, y1 = (float(v) for v in track.boxes_xyxy[last])
-    h, w = video.frames.shape[1:3]
-    for k in frames:
-        dx, dy = vel * (k - last)
-        bx0, bx1 = int(round(max(x0 + dx, 0))), int(round(min(x1 + dx, w - 1)))
-        by0, by1 = int(round(max(y0 + dy, 0))), int(round(min(y1 + dy, h - 1)))
-        if bx1 <= bx0 or by1 <= by0:
-            continue
-        still = np.median(video.frames[:, by0:by1 + 1, bx0:bx1 + 1].astype(np.float32), axis=0)
-        other = np.linalg.norm(rgb_to_lab(still.reshape(-1, 3).astype(np.float64)) - behind, axis=-1) > min_delta_e
-        if float(other.mean()) >= 1 / 3:
             return True
     return False
 
