@@ -422,3 +422,20 @@ def test_a_body_at_rest_above_the_floor_line_is_not_denied_a_landing():
     op = MeasureOp(id="m", subject="ball", quantity="contact", surface="floor")
     m = TrackMeasurer().run(op, OperationInputs(tracks={"ball": [tr]}), video)
     assert m.state == "unknown" and "at rest" in m.reason, (m.measured, m.reason)
+
+
+def test_a_fall_that_is_not_downward_is_not_supported():
+    """An airborne body whose height fits a parabola bending upward, too gently to deny the fall (under the
+    slow-motion bound), is no evidence of gravity: free fall is unknown, not supported."""
+    t = 12
+    video = context_from_arrays(np.zeros((t, 200, 160, 3), np.uint8), 10.0)
+    time_s = np.arange(t) / 10.0
+    y = 40.0 + 60.0 * time_s - 0.5 * 60.0 * time_s ** 2  # px, y down: a descent slowing at 60 px/s^2 (12 radii/s^2)
+    xy = np.stack([np.full(t, 80.0), y], 1)
+    tr = Track(subject="ball", identity=0, boxes_xyxy=np.concatenate([xy - 5, xy + 5], 1), centroid_px=xy,
+               area_px=np.full(t, np.pi * 25), visible=np.ones(t, bool), coasted=np.zeros(t, bool),
+               touches_border=np.zeros(t, bool), times_s=time_s,
+               meta={"binding": {"by": "color", "candidates": 1, "confident": True}})
+    m = TrackMeasurer().run(MeasureOp(id="m", subject="ball", quantity="free_fall"),
+                            OperationInputs(tracks={"ball": [tr]}), video)
+    assert m.state == "unknown" and "not downward" in m.reason, (m.measured, m.reason)

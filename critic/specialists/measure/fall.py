@@ -71,6 +71,11 @@ def free_fall(op: MeasureOp, track: Track, other: Track | None, video: VideoCont
         return measurement("contradicted", req, f"a = {s0['accel_radii_s2']:.1f} radii/s^2 (not downward) over "
                            f"frames {s0['frames'][0]}-{s0['frames'][1]}", window=video.window(*s0["frames"]),
                            windows={"airborne": airborne}, occurrences=occurrences, **values)
+    if float(np.median(accels)) <= 0.0:
+        # not downward, but neither steady nor long enough to deny the fall: no evidence of gravity either way
+        return unknown(f"a = {float(np.median(accels)):.1f} radii/s^2 over {len(segments)} airborne segment(s) is not "
+                       "downward, but the fit is not firm enough to deny the fall", required=req,
+                       **values)
     notes = []
     if video.sanity.likely_slow_motion:
         notes.append("slow motion flagged by the container: gravity magnitude not checked")
