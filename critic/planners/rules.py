@@ -958,6 +958,13 @@ class RulesPlanner:
                 continue
             if refs[0] == refs[1]:
                 continue  # one event mentioned twice ("bounces ... then bounces"): no order to check
+            if rel == "during" and len(set(a.subjects)) == 1 and set(a.subjects) == set(z.subjects) \
+                    and {refs[0].event, refs[1].event} == {"contact", "airborne"}:
+                # one body's landing "while" it flies: the landing ends the flight (phases of one motion, the
+                # airborne window stops where the contact begins), not two things at once
+                b.notes.append(f"'{a.kind}' and '{z.kind}' of one subject joined by 'while': the contact ends the "
+                               "flight, no simultaneity checked")
+                continue
             op = b.op(BeforeOp if rel == "before" else DuringOp, a=refs[0], b=refs[1])
             span = (min(prev.span[0], nxt.span[0]), max(prev.span[1], nxt.span[1]))
             cid = b.claim(span, subjects=list(dict.fromkeys(prev.subjects + nxt.subjects)))

@@ -483,3 +483,12 @@ def test_a_denied_or_counted_body_gets_no_presence_claim(prompt):
     p = plan_of(prompt)
     assert not any(c.kind == "explicit" and "permanence" in [x.get("quantity") for x in checks]
                    for c in p.claims for text, checks in explicit(p).items() if text == c.text)
+
+
+def test_one_body_landing_while_it_flies_is_not_a_simultaneity():
+    """"It lands, while the ball flies through the air": the landing ends that body's flight (phases of one motion);
+    two bodies joined by "while" are still checked for happening together."""
+    one = plan_of("The blue ball lands on the floor, while the blue ball flies through the air.")
+    assert not [o for o in one.operations if o.op == "during"]
+    two = plan_of("A red ball lands on the floor while a blue ball flies through the air.")
+    assert [o.op for o in two.operations if o.op == "during"] == ["during"]
