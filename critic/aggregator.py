@@ -113,11 +113,14 @@ def any_occurrence(relation, a: list[TimeWindow | None], b: list[TimeWindow | No
     """``relation`` (one of :data:`TEMPORAL`) over every pair of occurrences of the two events, in time order:
     the first supported pair; else, when every pair is contradicted, the first of them; else the first unknown."""
     results = [relation(x, y, names, fraction, frame_s) for x in a for y in b]
-    for state in (SUPPORTED, CONTRADICTED):
-        if results and (state == SUPPORTED and any(r.state == state for r in results)
-                        or all(r.state == state for r in results)):
-            return next(r for r in results if r.state == state)
-    return next((r for r in results if r.state == UNKNOWN), results[0] if results else _missing(None, None, "", names))
+    if not results:
+        return _missing(None, None, "", names)
+    held = [r for r in results if r.state == SUPPORTED]
+    if held:
+        return held[0]
+    if all(r.state == CONTRADICTED for r in results):
+        return results[0]
+    return next(r for r in results if r.state == UNKNOWN)
 
 # --------------------------------------------------------------------------------------------------
 # Roll-up

@@ -67,15 +67,15 @@ def direction(op: MeasureOp, track: Track, other: Track | None, video: VideoCont
     aspect = (b[:, 2] - b[:, 0] + 1) / (b[:, 3] - b[:, 1] + 1)
     same_shape = abs(np.log(float(np.nanmedian(aspect[idx[-3:]])) / float(np.nanmedian(aspect[idx[:3]])))) \
         < np.log(1.25)
-    depth_reason = ""
+    why_unknown = ""
     if d in ("up", "down") and depth_change > np.log(1.25) and same_shape:
         # moving in depth: up/down in the image need not be up/down in the world
         state = "unknown"
-        depth_reason = f"apparent size changes x{np.exp(depth_change):.2f}: the motion may be in depth"
+        why_unknown = f"apparent size changes x{np.exp(depth_change):.2f}: the motion may be in depth"
     elif abs(along) * r < 2 * tol.min_change_px:
         # a shift of a few pixels is within what segmenting a small body from frame to frame gives: no motion shows
         state = "unknown"
-        depth_reason = f"net motion along the claimed axis {abs(along) * r:.1f} px, under {2 * tol.min_change_px:g} px"
+        why_unknown = f"net motion along the claimed axis {abs(along) * r:.1f} px, under {2 * tol.min_change_px:g} px"
     elif along > 1.0:
         state = "supported"
     elif along < -1.0:
@@ -84,7 +84,7 @@ def direction(op: MeasureOp, track: Track, other: Track | None, video: VideoCont
         state = "unknown"
     window = video.window(int(idx[0]), int(idx[-1])) if state == "contradicted" else windows.get("motion")
     return Measurement(state=state, required=req, measured=measured, window=window, windows=windows,
-                       reason=(depth_reason or "net motion along the claimed axis under one radius")
+                       reason=(why_unknown or "net motion along the claimed axis under one radius")
                        if state == "unknown" else "",
                        values={"dx_radii": float(dx), "dy_radii": float(dy), "across_radii": float(across)},
                        cost=Cost(tool_calls=1))

@@ -58,11 +58,10 @@ def free_fall(op: MeasureOp, track: Track, other: Track | None, video: VideoCont
                            "(a = 0 while unsupported)", window=video.window(s, e), **values)
     if not segments:
         return unknown("no airborne segment of 5 observed frames with vertical motion", required=req, **values)
-    runs_ = _airborne_runs(track, ok & ~cut, r)
-    first = runs_[0] if runs_ and runs_[0][0] < segments[0]["frames"][0] else tuple(segments[0]["frames"])
-    airborne = video.window(*first)
-    occurrences = {"airborne": sorted({airborne, *(video.window(s, e) for s, e in runs_ if s >= first[0])},
-                                      key=lambda w: w.start_frame)}
+    # every fitted segment is one of these runs (the same frames), so they hold every flight, the first included
+    flights = [video.window(s, e) for s, e in _airborne_runs(track, ok & ~cut, r)]
+    airborne = flights[0]
+    occurrences = {"airborne": flights}
     accels = np.array([s["accel_radii_s2"] for s in segments])
     bad = [s for s in segments if s["accel_radii_s2"] < -SLOW_MOTION_ACCEL_RADII and s["rms_radii"] < 0.25
            and s["frames"][1] - s["frames"][0] >= 6 and s["vy_radii_s"] <= 0.0]

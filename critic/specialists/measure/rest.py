@@ -39,10 +39,10 @@ def rest(op: MeasureOp, track: Track, other: Track | None, video: VideoContext, 
     # moving is firm when the body goes somewhere: a radius or more, mostly one way, seen in most of the frames;
     # a centroid that wanders back and forth (a blob joined by the floor's colour, a partly hidden body) is noise
     steady = net >= r and net >= 0.6 * path and len(tail) >= 0.75 * span
-    if speed > 2 * tol.rest_speed_radii_per_s and not steady:
-        return unknown(f"the end of the track moves {net / r:.1f} radii over a path of {path / r:.1f} radii: "
-                       "tracking noise, not motion that shows", required=req)
     if speed > 2 * tol.rest_speed_radii_per_s:
+        if not steady:
+            return unknown(f"the end of the track moves {net / r:.1f} radii over a path of {path / r:.1f} radii: "
+                           "tracking noise, not motion that shows", required=req)
         state = "contradicted"
         return Measurement(state=state, required=req, measured=f"still moving at {speed:.1f} radii/s at the end",
                            window=w, cost=Cost(tool_calls=1))
