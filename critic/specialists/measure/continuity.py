@@ -112,33 +112,32 @@ def _freezes(track: Track, r: float) -> list[tuple[int, int, float, float]]:
     return out
 
 
-def picture_still(video: VideoContext, k: int, max_diff: int = 20) -> bool:
-    """No pixel of the picture changes from frame k to k+1 by more than ``max_diff`` of 255 in any channel (what
-    lossy coding leaves of one picture coded twice). Rendered frames of a scene where something moves never
-    repeat, and a camera's frames never do: a run of such transitions is the same frame shown again. Remembered
-    per clip and transition: asked only where a subject stops dead."""
-    memo = video.__dict__.setdefault("_picture_still", {})
-    if (k, max_diff) not in memo:
-        a, b = video.frames[k].astype(np.int16), video.frames[k + 1].astype(np.int16)
-        memo[(k, max_diff)] = int(np.abs(b - a).max()) <= max_diff
-    return memo[(k, max_diff)]
+def still_transitions(video: VideoContext, max_diff: int = 20) -> np.ndarray:
+    """(T-1,) bool: no pixel of the picture changes from frame k to k+1 by more than ``max_diff`` of 255 in any
+    channel (what lossy coding leaves of one picture coded twice). Rendered frames of a scene where something
+    moves never repeat, and a camera's frames never do: a run of them is the same frame shown again."""
+    memo = video.__dict__.setdefault("_still_transitions", {})
+    if max_diff not in memo:
+        f = video.frames
+        out = np.zeros(max(len(f) - 1, 0), bool)
+        for k in range(len(f) - 1):
+            out[k] = int(np.abs(f[k + 1].astype(np.int16) - f[k].astype(np.int16)).max()) <= max_diff
+        out.setflags(write=False)
+        memo[max_diff] = out
+    return memo[max_diff]
 
 
 def _held_frames(track: Track, video: VideoContext, r: float, min_step_radii: float = 0.3
                  ) -> list[tuple[int, int, float, float]]:
-    """Runs of the same picture shown again (``picture_still``) over which the subject, moving before and after,
+    """Runs of the same picture shown again (``still_transitions``) over which the subject, moving before and after,
     carries on the same way (steps of at least ``min_step_radii`` radii per frame just before and just after,
     within x2 of each other and 45 degrees): the clip, not the body, stopped. -> (first, last frame, speed before,
-    speed after) radii/s. Only the subject's stops are looked at: a repeated picture holds it still, so the
-    pictures are compared only over a run of transitions where it does not move."""
+    speed after) radii/s."""
     c, t = track.centroid_px, track.times_s
     ok = observed(track)
-    step = np.linalg.norm(np.diff(c, axis=0), axis=1) / r
-    moved = ok[:-1] & ok[1:] & (np.nan_to_num(step, nan=0.0) > 0.1)
-    dt = float(np.median(np.diff(t))) if len(t) > 1 else 1.0
     out = []
-    for s, e in runs(~moved):
-        first, last = s, e + 1  # frames first..last would show one picture
+    for s, e in runs(still_transitions(video)):
+        first, last = s, e + 1  # frames first..last show one picture
         if first < 1 or last + 1 >= len(c) or not ok[[first - 1, first, last, last + 1]].all():
             continue
         u = (c[first] - c[first - 1]) / r
@@ -147,8 +146,8 @@ def _held_frames(track: Track, video: VideoContext, r: float, min_step_radii: fl
         if min(nu, nv) < min_step_radii or max(nu, nv) > 2.0 * min(nu, nv) \
                 or float(np.dot(u, v)) / (nu * nv) < np.cos(np.radians(45)):
             continue
-        if all(picture_still(video, k) for k in range(s, e + 1)):
-            out.append((first, last, nu / dt, nv / dt))
+        dt = float(np.median(np.diff(t))) if len(t) > 1 else 1.0
+        out.append((first, last, nu / dt, nv / dt))
     return out
 
 
