@@ -262,6 +262,23 @@ def pause_in_fall(clip: Synthetic, *, at: int = 5, length: int = 8) -> Synthetic
                    audio=None, contacts_s=[])
 
 
+def hold_from_start(clip: Synthetic, *, start: int = 1, length: int = 8, ledge: bool = False) -> Synthetic:
+    """The ball is held still at its frame-``start`` place for ``length`` frames, then carries on as dropped (a
+    release nothing in view makes). ``ledge``: a grey shelf drawn in every frame right under the held ball (a
+    support it could have rested on: the clip then shows what held it)."""
+    b = clip.balls["ball"]
+    t_count = len(clip.frames)
+    idx = np.concatenate([np.arange(start + 1), np.full(length, start), np.arange(start + 1, t_count)])[:t_count]
+    nb = replace(b, xy=b.xy[idx].copy())
+    bg = background()
+    if ledge:
+        x, y = b.xy[start]
+        top = int(round(y + RADIUS)) + 1
+        bg[top:top + 4, int(round(x - 3 * RADIUS)):int(round(x + 3 * RADIUS))] = (90, 90, 95)
+    return replace(clip, frames=draw(bg, [nb], t_count), balls={"ball": nb},
+                   doctored_frames=(start, start + length), audio=None, contacts_s=[])
+
+
 def backwards(clip: Synthetic) -> Synthetic:
     """The clip played backwards: the ball rises from where it rested, each rebound higher than the fall before
     it, up to where it was released."""

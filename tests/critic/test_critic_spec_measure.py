@@ -439,3 +439,120 @@ def test_a_fall_that_is_not_downward_is_not_supported():
     m = TrackMeasurer().run(MeasureOp(id="m", subject="ball", quantity="free_fall"),
                             OperationInputs(tracks={"ball": [tr]}), video)
     assert m.state == "unknown" and "not downward" in m.reason, (m.measured, m.reason)
+
+
+def test_a_ball_held_in_mid_air_from_the_first_frames_hovers():
+    """Held still from frame 1 for 8 frames in front of a plain wall, then dropped: at rest with nothing under it
+    (support contradicted over the hold), wherever in the clip it happens. With a shelf under it in view the clip
+    shows what held it: not contradicted."""
+    clip = S.hold_from_start(S.drop_clip(vx=10.0))
+    m = measure(clip, "support")
+    assert m.state == "contradicted" and "nothing under it" in m.measured, (m.measured, m.reason)
+    a0, a1 = m.window.start_frame, m.window.end_frame
+    b0, b1 = clip.doctored_frames
+    assert max(0, min(a1, b1) - max(a0, b0) + 1) / (max(a1, b1) - min(a0, b0) + 1) >= 0.5
+    on_shelf = measure(S.hold_from_start(S.drop_clip(vx=10.0), ledge=True), "support")
+    assert on_shelf.state != "contradicted", on_shelf.measured
+
+
+def test_a_resting_body_the_background_absorbed_still_vanishes_and_jumps():
+    """A ball that rests in one place for most of the clip is the clip's usual picture there: when it is then
+    removed, or moved 6 radii sideways in one frame, its emptied place must read as emptied (compared with the
+    frames in which it was elsewhere), not as something standing there."""
+    long_drop = S.drop_clip(t_count=72, vx=0.0)
+    gone = measure(S.vanish(long_drop, at=60), "permanence")
+    assert gone.state == "contradicted" and gone.window.start_frame == 59, (gone.measured, gone.reason)
+    jumped = measure(S.teleport(long_drop, at=60), "continuity")
+    assert jumped.state == "contradicted" and jumped.window.start_frame == 59, (jumped.measured, jumped.reason)
+
+
+def test_a_track_that_moves_onto_a_blob_of_another_colour_is_no_jump():
+    """The red ball is painted out at frame 20 just as a blue ball of its size appears 6 radii away, and the track
+    follows the blue one: a jump of the track, not of the ball (the blob's colour changed). The same track over a
+    red ball that moves there is a jump."""
+    t = 30
+    seen = np.ones(t, bool)
+    xy = np.where((np.arange(t) < 20)[:, None], [32.5, 22.5], [62.5, 22.5])
+    tr = Track(subject="ball", identity=0, boxes_xyxy=np.concatenate([xy - 2.5, xy + 2.5], 1), centroid_px=xy,
+               area_px=np.full(t, 36.0), visible=seen, coasted=np.zeros(t, bool), touches_border=np.zeros(t, bool),
+               times_s=np.arange(t) / 10.0, meta={"binding": {"by": "color", "candidates": 1, "confident": True}})
+    op = MeasureOp(id="m", subject="ball", quantity="continuity")
+    states = {}
+    for name, later in (("blue", (40, 70, 220)), ("red", (220, 40, 40))):
+        frames = np.full((t, 60, 100, 3), 90, np.uint8)
+        frames[:20, 20:26, 30:36] = (220, 40, 40)
+        frames[20:, 20:26, 60:66] = later
+        m = TrackMeasurer().run(op, OperationInputs(tracks={"ball": [tr]}), context_from_arrays(frames, 10.0))
+        states[name] = m.state
+    assert states == {"blue": "supported", "red": "contradicted"}, states
+
+
+def test_a_colour_flicker_in_one_frame_is_not_the_named_body():
+    """No track found the green ball. A 3x3 green speck in one frame (coding or generation noise) does not make it
+    present: not there (contradicted). The same speck in every frame may be the ball, too small to track: unknown."""
+    t = 24
+    op = MeasureOp(id="m", subject="ball", quantity="permanence")
+    subjects = {"ball": SubjectSpec(name="ball", noun="ball", color="green")}
+    states = {}
+    for name, frames_with_speck in (("one frame", [0]), ("every frame", list(range(t)))):
+        frames = np.full((t, 60, 80, 3), 150, np.uint8)
+        frames[frames_with_speck, 30:33, 40:43] = (40, 180, 60)
+        m = TrackMeasurer().run(op, OperationInputs(subjects=subjects, tracks={"ball": []}),
+                                context_from_arrays(frames, 10.0))
+        states[name] = m.state
+    assert states == {"one frame": "contradicted", "every frame": "unknown"}, states
+
+
+def test_a_resting_body_that_changes_size_under_a_held_box_morphs():
+    """A red block rests for 50 frames; the tracker holds its box (the median background absorbed it). From frame
+    30 it is drawn at 0.7 of its size: the area of its colour at its place shows the step (contradicted over frames
+    29-30), though the held box never changes. Drawn unchanged: supported."""
+    t = 50
+    xy = np.tile([40.0, 30.0], (t, 1))
+    tr = Track(subject="ball", identity=0, boxes_xyxy=np.tile([35.0, 25.0, 44.0, 34.0], (t, 1)), centroid_px=xy,
+               area_px=np.full(t, 100.0), visible=np.ones(t, bool), coasted=np.zeros(t, bool),
+               touches_border=np.zeros(t, bool), times_s=np.arange(t) / 10.0,
+               meta={"binding": {"by": "color", "candidates": 1, "confident": True}})
+    op = MeasureOp(id="m", subject="ball", quantity="size_constancy")
+    results = {}
+    for name, later in (("shrunk", 7), ("unchanged", 10)):
+        frames = np.full((t, 60, 80, 3), 150, np.uint8)
+        frames[:30, 25:35, 35:45] = (220, 40, 40)
+        lo = 30 - later // 2
+        frames[30:, lo:lo + later, 40 - later // 2:40 - later // 2 + later] = (220, 40, 40)
+        results[name] = TrackMeasurer().run(op, OperationInputs(tracks={"ball": [tr]}), context_from_arrays(frames, 10.0))
+    assert results["unchanged"].state == "supported", results["unchanged"].measured
+    shrunk = results["shrunk"]
+    assert shrunk.state == "contradicted" and (shrunk.window.start_frame, shrunk.window.end_frame) == (29, 30), \
+        (shrunk.measured, shrunk.reason)
+
+
+def test_a_one_frame_size_step_counts_only_when_the_body_s_colour_steps_too():
+    """A red ball rolling right whose tracked blob doubles in radius from frame 15 on. When a blue ball has joined
+    it (one merged blob) the red area is as before: not a size change (not contradicted). When the red ball itself
+    is drawn twice as large: contradicted, over the frames where the step shows."""
+    t = 30
+    x = 20.0 + 2.0 * np.arange(t)
+    yy, xx = np.mgrid[0:80, 0:160]
+    op = MeasureOp(id="m", subject="ball", quantity="size_constancy")
+    states = {}
+    for name in ("merged", "grown"):
+        frames = np.full((t, 80, 160, 3), 150, np.uint8)
+        boxes, areas = [], []
+        for k in range(t):
+            r = 10.0 if (name == "grown" and k >= 15) else 5.0
+            frames[k][(xx - x[k]) ** 2 + (yy - 40) ** 2 <= r * r] = (220, 40, 40)
+            x0, x1 = x[k] - r, x[k] + r
+            if name == "merged" and k >= 15:  # a blue ball of its size beside it, one blob with it
+                frames[k][(xx - x[k] - 10) ** 2 + (yy - 40) ** 2 <= 25] = (40, 70, 220)
+                x1 = x[k] + 15
+            boxes.append([x0, 40 - r, x1, 40 + r])
+            areas.append(np.pi * r * r * (2 if name == "merged" and k >= 15 else 1))
+        boxes = np.array(boxes)
+        xy = np.stack([(boxes[:, 0] + boxes[:, 2]) / 2, np.full(t, 40.0)], 1)
+        tr = Track(subject="ball", identity=0, boxes_xyxy=boxes, centroid_px=xy, area_px=np.array(areas),
+                   visible=np.ones(t, bool), coasted=np.zeros(t, bool), touches_border=np.zeros(t, bool),
+                   times_s=np.arange(t) / 10.0, meta={"binding": {"by": "color", "candidates": 1, "confident": True}})
+        states[name] = TrackMeasurer().run(op, OperationInputs(tracks={"ball": [tr]}),
+                                           context_from_arrays(frames, 10.0)).state
+    assert states["merged"] != "contradicted" and states["grown"] == "contradicted", states

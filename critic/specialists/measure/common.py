@@ -38,6 +38,9 @@ class Tolerances:
     min_change_px: float
     #: a radius step larger than this between consecutive frames is a merge or split of blobs
     abrupt_step: float
+    #: at rest, a sustained change of the radius of the subject's own colour area beyond this ratio is morphing (a
+    #: resting body cannot move in depth, and its colour area is steady to a few pixels)
+    rest_morph_ratio: float
 
 
 #: A measuring function: ``(op, track, other, video, tolerances) -> Measurement``, where ``track`` is the instance

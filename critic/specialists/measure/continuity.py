@@ -44,7 +44,7 @@ def continuity(op: MeasureOp, track: Track, other: Track | None, video: VideoCon
             ref = np.mean(nb, axis=0)
             spike = float(np.linalg.norm(v[i] - ref)) / r
             change = float(np.linalg.norm(nb[-1] - nb[0])) / r if len(nb) == 2 else 0.0
-            if (spike > tol.teleport_radii and spike > 1.2 * change and _same_look(track, s + i, s + i + 1)
+            if (spike > tol.teleport_radii and spike > 1.2 * change and _same_look(video, track, s + i, s + i + 1)
                     and not _still_there(video, track, s + i, s + i + 1)
                     and not _still_there(video, track, s + i + 1, s + i)):
                 jumps.append((s + i, s + i + 1, spike))
@@ -57,7 +57,7 @@ def continuity(op: MeasureOp, track: Track, other: Track | None, video: VideoCon
         vel = c[e0] - c[e0 - 1]
         pred = c[e0] + vel * gap
         miss = float(np.linalg.norm(c[s1] - pred)) / r
-        if (miss > tol.teleport_radii + 1.0 * gap and _same_look(track, e0, s1)
+        if (miss > tol.teleport_radii + 1.0 * gap and _same_look(video, track, e0, s1)
                 and not _still_there(video, track, e0, s1) and not _still_there(video, track, s1, e0)):
             jumps.append((e0, s1, miss))
     # a jump across a longer frame interval (a dropped or variable-rate frame) is explained by the time gap
@@ -253,8 +253,9 @@ def appearances(tracks: Sequence[Track], video: VideoContext, tol: Tolerances, s
 def split_jumps(tracks: Sequence[Track], video: VideoContext, tol: Tolerances, singular: bool,
                 req_for: str = "continuity") -> Measurement | None:
     """A singular subject whose track is cut in two: one instance ends away from the border just as another
-    starts, far from where the first was heading, looking the same, with the old place emptied and the new
-    one empty before - a teleport the tracker could not follow as one identity. None when there is none."""
+    starts, far from where the first was heading, looking the same (area and colour), with the old place emptied
+    and the new one empty before - a teleport the tracker could not follow as one identity. None when there is
+    none."""
     if not singular or len(tracks) < 2:
         return None
     req = (f"continuous motion: no jump > {tol.teleport_radii:g} radii against the neighbouring velocities"
@@ -273,6 +274,8 @@ def split_jumps(tracks: Sequence[Track], video: VideoContext, tol: Tolerances, s
             miss = float(np.linalg.norm(b.centroid_px[first] - (a.centroid_px[last] + vel * (first - last)))) / r
             area_a, area_b = float(a.area_px[last]), float(b.area_px[first])
             alike = area_a > 0 and area_b > 0 and max(area_a, area_b) <= 1.5 * min(area_a, area_b)
+            lab_a, lab_b = subject_lab(video, a, last), subject_lab(video, b, first)
+            alike = alike and (lab_a is None or lab_b is None or float(np.linalg.norm(lab_a - lab_b)) <= 20.0)
             if (miss > tol.teleport_radii + first - last and alike and not _still_there(video, a, last, first)
                     and not _still_there(video, b, first, last)):
                 return measurement("contradicted", req, f"jump of {miss:.1f} radii between frames {last} and {first} "
@@ -305,29 +308,37 @@ def _was_empty_before(video: VideoContext, track: Track, f0: int, still: float =
 
 
 def absent_from_clip(op: MeasureOp, subject: SubjectSpec | None, video: VideoContext, tol: Tolerances,
-                     max_colour_cost: float = 1.0, min_blob_px: int = 4, frames: int = 12) -> Measurement:
+                     max_colour_cost: float = 1.0, min_blob_px: int = 4, frames: int = 12,
+                     min_frames_seen: int = 2) -> Measurement:
     """A named subject that no track found: is it in the clip at all? Only its colour name can say so without a
     track: when no blob of at least ``min_blob_px`` pixels within ``max_colour_cost`` of the name (about one
-    colour-name step: a neighbouring hue still counts as the colour) shows in any of ``frames`` frames spread over
-    the clip, the subject is not there (window: the whole clip). A blob of that colour anywhere - the object
-    unfound by the tracker, or a wall or floor of its colour it could hide against - leaves it unknown, and so does
-    a subject without a colour name or one the prompt names several of."""
+    colour-name step: a neighbouring hue still counts as the colour) shows in ``min_frames_seen`` of ``frames``
+    frames spread over the clip, the subject is not there (window: the whole clip). A blob of that colour in that
+    many frames - the object unfound by the tracker, or a wall or floor of its colour it could hide against - leaves
+    it unknown, and so does a subject without a colour name or one the prompt names several of. A blob in one
+    sampled frame alone is a flicker of coding or generation noise, not a body the prompt names: a body in view
+    for more than about a sixth of the clip shows in two of twelve frames spread over it."""
     req = "persists: nothing appears from nowhere, nothing vanishes without an occluder or leaving the frame"
     name = subject.color if subject is not None else None
     if subject is None or not colours.known(name) or (subject.count or 1) > 1:
         return unknown(f"'{op.subject}' was not found in the clip", required=req)
     t_count = video.num_frames
     picks = np.unique(np.linspace(0, t_count - 1, min(frames, t_count)).round().astype(int))
+    seen: list[tuple[int, int]] = []  # (frame, largest blob px) where a blob of the colour shows
     for k in picks:
         frame = video.frames[int(k)]
         fits = colours.colour_cost(frame.reshape(-1, 3), name).reshape(frame.shape[:2]) <= max_colour_cost
         n, _, stats, _ = cv2.connectedComponentsWithStats(fits.astype(np.uint8), connectivity=8)
-        if n > 1 and int(stats[1:, cv2.CC_STAT_AREA].max()) >= min_blob_px:
-            return unknown(f"'{op.subject}' was not tracked, but a {name} blob of "
-                           f"{int(stats[1:, cv2.CC_STAT_AREA].max())} px shows in frame {int(k)}: it may be there",
-                           required=req)
-    return measurement("contradicted", req, f"no {name} blob of {min_blob_px} px or more in any of {len(picks)} "
-                       f"frames spread over the clip: the {subject.noun} is not there",
+        blobs = stats[1:, cv2.CC_STAT_AREA]
+        if n > 1 and int(blobs.max()) >= min_blob_px:
+            seen.append((int(k), int(blobs.max())))
+        if len(seen) >= min_frames_seen:
+            k0, px = seen[0]
+            return unknown(f"'{op.subject}' was not tracked, but a {name} blob of {px} px shows in frame {k0} "
+                           f"(and in {len(seen) - 1} more of {len(picks)} frames): it may be there", required=req)
+    flicker = (f" (a {name} blob in frame {seen[0][0]} only: a flicker, not a body that stays)" if seen else "")
+    return measurement("contradicted", req, f"no {name} blob of {min_blob_px} px or more in {min_frames_seen} of "
+                       f"{len(picks)} frames spread over the clip{flicker}: the {subject.noun} is not there",
                        window=video.window(0, t_count - 1), frames_checked=[int(k) for k in picks])
 
 
@@ -360,29 +371,52 @@ def _box(video: VideoContext, track: Track, k: int) -> tuple[slice, slice] | Non
 
 
 def _box_patch(video: VideoContext, track: Track, k: int) -> tuple[np.ndarray, np.ndarray] | None:
-    """The clip's pixels (T, h, w, 3) float32 inside the subject's frame-``k`` box and their per-pixel median
-    over time (the usual background there); None when the box is empty after clipping to the frame."""
+    """The clip's pixels (T, h, w, 3) float32 inside the subject's frame-``k`` box and the usual picture of that
+    place without the subject (h, w, 3): the per-pixel median over the frames in which the subject is seen
+    elsewhere (its centre over 2.5 radii away), or over the whole clip when fewer than three such frames exist.
+    The median over the whole clip of a place where the subject rested for much of the clip is the subject itself,
+    against which its emptied place would look occupied. None when the box is empty after clipping to the
+    frame."""
     box = _box(video, track, k)
     if box is None:
         return None
     patch = video.frames[:, box[0], box[1]].astype(np.float32)
-    return patch, np.median(patch, axis=0)
+    ok = observed(track)
+    centre = track.centroid_px[k]
+    elsewhere = np.zeros(len(patch), bool)
+    if np.isfinite(centre).all():
+        dist = np.linalg.norm(np.nan_to_num(track.centroid_px - centre, nan=0.0), axis=1)
+        elsewhere = ok & (dist > 2.5 * radius(track))
+    frames = patch[elsewhere] if elsewhere.sum() >= 3 else patch
+    return patch, np.median(frames, axis=0)
 
 
-def _still_there(video: VideoContext, track: Track, a: int, b: int) -> bool:
+def _still_there(video: VideoContext, track: Track, a: int, b: int, max_delta_e: float = 15.0,
+                 min_share: float = 0.3) -> bool:
     """At frame ``b``, is there still something (not the usual background) where the subject was at ``a``?
     Then the tracker switched to another blob; a teleported object leaves its place empty. Called the other
     way round (``a`` after the jump, ``b`` before it) it asks whether something already stood where the
-    subject lands: again an identity switch, since a teleported object arrives at an empty place."""
+    subject lands: again an identity switch, since a teleported object arrives at an empty place.
+
+    The usual picture (the median over the clip) of a place where the subject rested for much of the clip is the
+    subject itself, so there the emptied place also differs from it: a place that differs from its usual picture
+    counts as still occupied only when it still shows the subject's colour (CIELAB within ``max_delta_e``) on at
+    least ``min_share`` of the pixels that showed it at ``a``."""
     found = _box_patch(video, track, a)
     if found is None:
         return False
     patch, bg = found
-    if float(np.abs(patch[b] - bg).max(axis=-1).mean()) > 20.0:
+    # the place looks at ``b`` as it did at ``a``: whatever was there has not left
+    if float(np.abs(patch[b] - patch[a]).max(axis=-1).mean()) < 12.0:
         return True
-    # the place looks at ``b`` as it did at ``a`` (an object resting there for much of the clip is part of the
-    # median, so compare with the frame itself too): whatever was there has not left
-    return float(np.abs(patch[b] - patch[a]).max(axis=-1).mean()) < 12.0
+    if float(np.abs(patch[b] - bg).max(axis=-1).mean()) <= 20.0:
+        return False  # the usual picture: emptied
+    lab = subject_lab(video, track, a)
+    if lab is None:
+        return True
+    shows = [int((np.linalg.norm(rgb_to_lab(patch[k].reshape(-1, 3).astype(np.float64)) - lab, axis=-1)
+                  <= max_delta_e).sum()) for k in (a, b)]
+    return shows[1] >= min_share * max(shows[0], 1)
 
 
 def subject_lab(video: VideoContext, track: Track, k: int, min_diff: float = 20.0) -> np.ndarray | None:
@@ -436,13 +470,16 @@ def _colour_near(video: VideoContext, track: Track, k: int, frames: Iterable[int
     return False
 
 
-def _same_look(track: Track, a: int, b: int) -> bool:
-    """Frames ``a`` and ``b`` show a blob of about the same area, neither at the border: the same object moved,
-    rather than the tracker switching to another blob."""
+def _same_look(video: VideoContext, track: Track, a: int, b: int, max_delta_e: float = 20.0) -> bool:
+    """Frames ``a`` and ``b`` show a blob of about the same area and colour (CIELAB within ``max_delta_e``),
+    neither at the border: the same object moved, rather than the tracker switching to another blob."""
     aa, ab = float(track.area_px[a]), float(track.area_px[b])
     if aa <= 0 or ab <= 0 or track.touches_border[a] or track.touches_border[b]:
         return False
-    return max(aa, ab) <= 1.5 * min(aa, ab)
+    if max(aa, ab) > 1.5 * min(aa, ab):
+        return False
+    lab_a, lab_b = subject_lab(video, track, a), subject_lab(video, track, b)
+    return lab_a is None or lab_b is None or float(np.linalg.norm(lab_a - lab_b)) <= max_delta_e
 
 
 def _near(other: Track, track: Track, k: int, r: float) -> bool:

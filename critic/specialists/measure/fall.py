@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from critic.specialists.base import unknown
+from critic.specialists.colour import rgb_to_lab
 from critic.specialists.kinematics import (Contact, area_radius, floor_contacts, observed, parabola_fit, radius, runs,
                                            size_radius, stationary_runs)
 from critic.specialists.measure.common import Tolerances, floor_row_of, measurement, phrase
@@ -144,6 +145,48 @@ def _pauses_in_fall(track: Track, r: float) -> list[tuple[int, int]]:
     return out
 
 
+def _released_unsupported(track: Track, video: VideoContext, r: float, hover_radii: float) -> list[tuple[int, int]]:
+    """Stationary runs from which the subject then comes down, with nothing under it to have held it: well above
+    the floor line (``hover_radii`` radii or more; with no floor line, above the lowest point it then comes down
+    to), falling straight (no sideways travel on the way out: a body
+    that rolls off a ledge moves sideways first), and the clip's usual picture just under the body the same as just
+    over it (one uniform backdrop: no shelf, ramp, body or hand beneath). A body held still in mid-air and then let
+    go by nothing in view hovered, wherever in the clip that happens (before any landing too)."""
+    floor = floor_row_of(track)
+    ok = observed(track)
+    y, x = track.centroid_px[:, 1], track.centroid_px[:, 0]
+    boxes = track.boxes_xyxy
+    frames = video.frames
+    h, w = frames.shape[1:3]
+    band = max(2, int(round(0.6 * r)))
+    out = []
+    for s, e in stationary_runs(track):
+        b = e + 3
+        if b >= len(y) or not ok[e:b + 1].all():
+            continue
+        if not (y[b] - y[e] >= 0.5 * r and y[e + 1] - y[e] > 0.05 * r and abs(x[e + 1] - x[e]) < 0.5 * r):
+            continue
+        x0, y0, x1, y1 = (float(np.nanmedian(boxes[s:e + 1, i])) for i in range(4))
+        # how high it was: above the floor line, or (with none) above the lowest point of the fall that follows
+        after = ok.copy()
+        after[:e + 1] = False
+        lowest = float(np.nanmax(boxes[after, 3])) if after.any() else y1
+        if max(lowest - y1, (floor - y1) if floor is not None else 0.0) / r < hover_radii:
+            continue
+        cols = slice(max(int(round(x0)), 0), min(int(round(x1)) + 1, w))
+        above = slice(max(int(round(y0)) - band, 0), max(int(round(y0)), 0))
+        below = slice(min(int(round(y1)) + 1, h), min(int(round(y1)) + 1 + band, h))
+        if above.stop - above.start < 2 or below.stop - below.start < 2 or cols.stop - cols.start < 2:
+            continue
+        # the usual picture over the clip (the body passes the strip under it only while it falls)
+        strip_above = rgb_to_lab(np.median(frames[:, above, cols], axis=0).reshape(-1, 3).astype(np.float64))
+        strip_below = rgb_to_lab(np.median(frames[:, below, cols], axis=0).reshape(-1, 3).astype(np.float64))
+        uniform = max(float(strip_above.std(axis=0).max()), float(strip_below.std(axis=0).max())) < 6.0
+        if uniform and float(np.linalg.norm(strip_above.mean(0) - strip_below.mean(0))) < 8.0:
+            out.append((s, e))
+    return out
+
+
 def _rises_unaided(track: Track, r: float) -> list[tuple[int, int, str]]:
     """Rises no unsupported body makes: from a rest, up more than 1.5 radii within half a second (nothing
     launches it), or a rebound much higher than a drop that began at rest at its apex (energy from nowhere, as
@@ -237,6 +280,12 @@ def support(op: MeasureOp, track: Track, other: Track | None, video: VideoContex
         s, e = pauses[0]
         return measurement("contradicted", req, f"stops in mid-fall for {track.times_s[e] - track.times_s[s]:.2f} s "
                            f"(frames {s}-{e}), coming down before and after", window=video.window(s, e),
+                           stationary_runs=still)
+    released = _released_unsupported(track, video, r, tol.hover_radii)
+    if released:
+        s, e = released[0]
+        return measurement("contradicted", req, f"at rest in mid-air for {track.times_s[e] - track.times_s[s]:.2f} s "
+                           f"(frames {s}-{e}) with nothing under it, then falls", window=video.window(s, e),
                            stationary_runs=still)
     rises = _rises_unaided(track, r)
     if rises:

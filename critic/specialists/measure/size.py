@@ -10,16 +10,38 @@ from __future__ import annotations
 import numpy as np
 
 from critic.specialists.base import unknown
-from critic.specialists.kinematics import observed, runs, size_radius
+from critic.specialists.colour import rgb_to_lab
+from critic.specialists.kinematics import observed, runs, size_radius, stationary_runs
 from critic.specialists.measure.common import Tolerances, measurement
+from critic.specialists.measure.continuity import subject_lab
 from critic.types import Measurement, MeasureOp, Track, VideoContext
 
 
 def size_constancy(op: MeasureOp, track: Track, other: Track | None, video: VideoContext,
                    tol: Tolerances) -> Measurement:
     """Apparent size within x``tol.morph_ratio`` over any ``tol.morph_window_s`` (unknown where the change could
-    be noise, a merge, a rotating box or a move in depth)."""
-    req = f"size constant within x{tol.morph_ratio:g} over {tol.morph_window_s:g} s (depth changes are slower)"
+    be noise, a merge, a rotating box or a move in depth). The tracked blob's box is the instrument; where the
+    subject rests, the tracker holds its box (a resting body is part of the median background), so there the
+    area of its own colour at its place is measured instead (``_resting_size_change``)."""
+    result = _box_size_constancy(track, video, tol)
+    if result.state == "contradicted":
+        return result
+    change = _resting_size_change(track, video, tol)
+    if change is None:
+        return result
+    s, e, ratio = change
+    return measurement("contradicted", result.required or _requirement(tol),
+                       f"at rest, the area of its colour at its place changes x{ratio:.2f} in radius between frames "
+                       f"{s} and {e} and stays so", window=video.window(s, e), max_ratio=ratio)
+
+
+def _requirement(tol: Tolerances) -> str:
+    return f"size constant within x{tol.morph_ratio:g} over {tol.morph_window_s:g} s (depth changes are slower)"
+
+
+def _box_size_constancy(track: Track, video: VideoContext, tol: Tolerances) -> Measurement:
+    """Size constancy measured on the tracked blob's box and area (see :func:`size_constancy`)."""
+    req = _requirement(tol)
     rs = size_radius(track)
     ok = observed(track) & ~track.touches_border & np.isfinite(rs)
     # frames next to a coast (merge/occlusion) have unreliable boxes
@@ -86,13 +108,15 @@ def size_constancy(op: MeasureOp, track: Track, other: Track | None, video: Vide
                        f"own size noise (changes up to x{threshold:.2f} are segmentation jitter here)",
                        required=req, max_ratio=worst, noise_log_size=noise)
     if worst > threshold and where is not None and not explained:
-        doubt = _size_change_doubt(track, raw, ratio, med, where, span, threshold, tol)
+        doubt = _size_change_doubt(track, video, raw, ratio, med, where, span, threshold, tol)
         if doubt:
             return unknown(f"apparent size changes x{worst:.2f} within {tol.morph_window_s:g} s, but {doubt}",
                            required=req, max_ratio=worst)
         off = ok & ((ratio > 1 + 0.5 * (tol.morph_ratio - 1)) | (ratio < 1 / (1 + 0.5 * (tol.morph_ratio - 1))))
         rr = runs(off)
         s, e = (rr[0][0], rr[-1][1]) if rr else (where, where)
+        # the change happens between the last frame at the usual size and the first off it: show both
+        s = s - 1 if s > 0 and ok[s - 1] and not off[s - 1] else s
         return measurement("contradicted", req,
                            f"apparent size changes x{worst:.2f} within {tol.morph_window_s:g} s "
                            f"(radius {float(np.nanmin(rs[ok])):.1f}-{float(np.nanmax(rs[ok])):.1f} px)",
@@ -119,11 +143,13 @@ def _depth_geometry_fits(bottoms: np.ndarray, radii: np.ndarray) -> bool:
     return c >= 1.5 and rms <= 0.35 * float(np.median(r))
 
 
-def _size_change_doubt(track: Track, raw: np.ndarray, level: np.ndarray, med: float, where: int, span: int,
-                       threshold: float, tol: Tolerances) -> str:
+def _size_change_doubt(track: Track, video: VideoContext, raw: np.ndarray, level: np.ndarray, med: float,
+                       where: int, span: int, threshold: float, tol: Tolerances) -> str:
     """Why a size change the box shows is not one the instrument can stand behind ("" when it is):
     the blob's pixel area must change with its box (a rotating non-round object changes its box, not its
-    area), by more than pixel quantisation, and not in a single frame (two blobs merging or splitting).
+    area), by more than pixel quantisation, and not in a single frame (two blobs merging or splitting) unless the
+    subject's own colour grows or shrinks with it (``colour_area``: a blob merged with another body, or split from
+    it, changes its area, not the area of the subject's colour around it).
 
     ``raw`` (T,) box radius / ``med`` px on reliable frames (NaN elsewhere), ``level`` (T,) its three-frame
     level, ``where`` the frame of the largest change within ``span`` frames, ``threshold`` the ratio it beat."""
@@ -139,7 +165,7 @@ def _size_change_doubt(track: Track, raw: np.ndarray, level: np.ndarray, med: fl
     ks = [k for k in range(lo, hi) if seen[k]]
     for k0, k1 in zip(ks, ks[1:]):
         step = seen_area[k1] / seen_area[k0]
-        if k1 - k0 == 1 and max(step, 1 / step) > tol.abrupt_step:
+        if k1 - k0 == 1 and max(step, 1 / step) > tol.abrupt_step and not _colour_confirms(track, video, k0, k1):
             return (f"its pixel area jumps x{max(step, 1 / step) ** 2:.1f} between frames {k0} and {k1}: "
                     "two blobs merging or splitting, not a size change")
     # the area-equivalent radius must show the sustained change too (same three-frame level)
@@ -156,3 +182,113 @@ def _size_change_doubt(track: Track, raw: np.ndarray, level: np.ndarray, med: fl
                 "hidden object), not its size")
     return ""
 
+
+
+def colour_pixels(video: VideoContext, frame: int, centre: np.ndarray, lab: np.ndarray, reach_px: float,
+                  max_delta_e: float = 15.0) -> tuple[int, np.ndarray]:
+    """The pixels of frame ``frame`` within ``reach_px`` of ``centre`` (x, y px) whose colour is within
+    ``max_delta_e`` CIELAB units of ``lab`` (the subject's own area there, whatever blob the tracker drew):
+    their count and their centroid (x, y px; NaN when there are none)."""
+    c = np.asarray(centre, float)
+    h, w = video.frames.shape[1:3]
+    none = (0, np.full(2, np.nan))
+    if not np.isfinite(c).all():
+        return none
+    x0, x1 = int(max(np.floor(c[0] - reach_px), 0)), int(min(np.ceil(c[0] + reach_px), w - 1))
+    y0, y1 = int(max(np.floor(c[1] - reach_px), 0)), int(min(np.ceil(c[1] + reach_px), h - 1))
+    if x1 < x0 or y1 < y0:
+        return none
+    region = video.frames[frame, y0:y1 + 1, x0:x1 + 1].reshape(-1, 3).astype(np.float64)
+    yy, xx = np.mgrid[y0:y1 + 1, x0:x1 + 1]
+    inside = ((xx - c[0]) ** 2 + (yy - c[1]) ** 2 <= reach_px ** 2).ravel()
+    fits = inside & (np.linalg.norm(rgb_to_lab(region) - lab, axis=-1) <= max_delta_e)
+    if not fits.any():
+        return none
+    return int(fits.sum()), np.array([xx.ravel()[fits].mean(), yy.ravel()[fits].mean()])
+
+
+def colour_area(video: VideoContext, frame: int, centre: np.ndarray, lab: np.ndarray, reach_px: float) -> int:
+    """The count of :func:`colour_pixels`."""
+    return colour_pixels(video, frame, centre, lab, reach_px)[0]
+
+
+def _colour_confirms(track: Track, video: VideoContext, k0: int, k1: int) -> bool:
+    """Does the subject's own colour (as at frame ``k0``) around its centre change area from ``k0`` to ``k1`` as
+    the tracked blob does (the same way, within a factor 1.3)? Then the body itself changed size; a blob merged with
+    or split from another body leaves the colour's area as it was."""
+    lab = subject_lab(video, track, k0)
+    a0, a1 = float(track.area_px[k0]), float(track.area_px[k1])
+    if lab is None or a0 <= 0 or a1 <= 0:
+        return False
+    reach = 2.0 * float(np.sqrt(max(a0, a1) / np.pi)) + 2.0
+    c0 = colour_area(video, k0, track.centroid_px[k0], lab, reach)
+    c1 = colour_area(video, k1, track.centroid_px[k1], lab, reach)
+    if c0 < 4 or c1 < 4:
+        return False
+    blob, own = a1 / a0, c1 / c0
+    return (blob > 1) == (own > 1) and max(own / blob, blob / own) <= 1.3
+
+
+def _resting_size_change(track: Track, video: VideoContext, tol: Tolerances, min_side: int = 3,
+                         max_spread: float = 0.15) -> tuple[int, int, float] | None:
+    """A step in the subject's size while it rests. The rest runs from the start of a stationary run over the later
+    stationary runs that begin within a few frames, within a radius of it and in its colour (a rest the tracker
+    split in two), and over the frames in which the track is lost while the colour's centroid stays within half a
+    radius of the place (a body that changed size no longer matches its held box; one that toppled or left takes
+    its colour away). Over the rest, the area of the subject's colour (``colour_pixels``, as at the run's first
+    frame) within 2.5 radii of its last seen place is split at each frame into a before and an after of at least
+    ``min_side`` frames, each steady (nine in ten of its frames within ``max_spread`` of its median); the
+    steadiest split whose radius ratio is over ``tol.rest_morph_ratio`` is a change of size. Only where the
+    subject's colour is its own there (a ring around the place holds under a third of its area of it).
+    -> (last frame before, first frame after, radius ratio) or None."""
+    r = float(track.radius_px) if np.isfinite(track.radius_px) and track.radius_px > 0 else 0.0
+    if r <= 0:
+        return None
+    seen = observed(track)
+    c = track.centroid_px
+    rests = stationary_runs(track)
+    used = set()
+    for i, (s, e) in enumerate(rests):
+        if i in used:
+            continue
+        lab = subject_lab(video, track, s)
+        if lab is None:
+            continue
+        end = e
+        for j in range(i + 1, len(rests)):  # a rest the tracker split in two (its box re-drawn): one rest
+            s2, e2 = rests[j]
+            lab2 = subject_lab(video, track, s2)
+            if (s2 - end <= 4 and float(np.linalg.norm(c[s2] - c[end])) <= r and lab2 is not None
+                    and float(np.linalg.norm(lab2 - lab)) <= 15.0):
+                end, _ = e2, used.add(j)
+        reach = 2.5 * r + 2.0
+        last_seen = s
+        areas = []
+        for k in range(s, len(seen)):
+            if k > end and (seen[k] or track.coasted[k]):
+                break
+            last_seen = k if seen[k] else last_seen
+            n, at = colour_pixels(video, k, c[last_seen], lab, reach)
+            if k > end and not (n and float(np.linalg.norm(at - c[last_seen])) <= 0.5 * r):
+                break  # after the track is lost, only while its colour stays where it rested (not toppled or gone)
+            areas.append(n)
+        areas = np.asarray(areas, float)
+        if len(areas) < 2 * min_side:
+            continue
+        ring = colour_area(video, s, c[s], lab, 2.0 * reach) - areas[0]
+        if areas[0] < 4 or ring > areas[0] / 3:
+            continue
+        best = None
+        for split in range(min_side, len(areas) - min_side + 1):
+            before, after = areas[:split], areas[split:]
+            mb, ma = float(np.median(before)), float(np.median(after))
+            if mb <= 0 or ma <= 0:
+                continue
+            steady = all(float(np.mean(np.abs(x - m) <= max_spread * m)) >= 0.9 for x, m in ((before, mb), (after, ma)))
+            ratio = float(np.sqrt(max(mb, ma) / min(mb, ma)))
+            spread = float(np.abs(before - mb).sum() + np.abs(after - ma).sum())
+            if steady and ratio > tol.rest_morph_ratio and (best is None or spread < best[3]):
+                best = (s + split - 1, s + split, ratio, spread)
+        if best is not None:
+            return best[:3]
+    return None
