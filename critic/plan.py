@@ -132,8 +132,9 @@ def validate_plan(plan: Plan) -> list[str]:
             if spec.needs_partner and not (op.other or op.surface):
                 reasons.append(f"{op.id} (measure {op.quantity}): needs 'other' (a subject) or 'surface'")
             if op.other is not None and op.other == op.subject and (declared.get(op.subject) is None or
-                                                                    (declared[op.subject].count or 1) < 2):
-                # the same name twice means "its instances with each other": only for a counted group
+                                                                    not declared[op.subject].is_group(plan.prompt)):
+                # the same name twice means "its instances with each other": only for a group (counted, or a
+                # plural noun: "dominoes")
                 reasons.append(f"{op.id} (measure {op.quantity}): 'other' equals 'subject' but {op.subject!r} is "
                                "not a group of two or more")
             if op.surface is not None and not spec.surface:

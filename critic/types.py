@@ -72,6 +72,17 @@ class SubjectSpec(_Frozen):
     rigid: bool = True
     span: tuple[int, int] | None = None
 
+    def is_group(self, prompt: str) -> bool:
+        """Does the prompt name several instances of the subject: a count over one, or a plural noun in the
+        subject's span of ``prompt`` ("dominoes" for the noun "domino")?"""
+        if (self.count or 0) > 1:
+            return True
+        if not self.span or not prompt:
+            return False
+        words = prompt[self.span[0]:self.span[1]].lower().replace(",", " ").split()
+        noun = self.noun.lower()
+        return any(w != noun and w.startswith(noun[:max(3, len(noun) - 1)]) and w.endswith("s") for w in words)
+
 
 class Measurement(_Frozen):
     """A specialist's answer to one operation.

@@ -103,7 +103,6 @@ def colour_cost(rgb: np.ndarray, name: str, shade: str | None = None) -> np.ndar
     nearest = np.argmin(dh, axis=1)
     cost = dh[np.arange(len(dh)), nearest] / HUE_SCALE_DEG
     # a colour with little chroma has an unstable hue: it is only weakly any hue (skin is a dull red, no red
-    # ball), and a grey is none
     # ball), and a grey is none. The chroma a colour needs grows with its lightness (a dark green cube in
     # shade has little chroma and is still green; a light colour with as little is a tinted grey).
     need = np.maximum(MIN_CHROMA, CHROMA_PER_LIGHTNESS * light)

@@ -57,8 +57,18 @@ COLOR_RANGES: dict[str, list[tuple[tuple[int, int, int], tuple[int, int, int]]]]
     "gray": [((0, 0, 56), (179, 40, 189))],
 }
 COLOR_RANGES["grey"] = COLOR_RANGES["gray"]
-COLOR_RANGES["violet"] = COLOR_RANGES["purple"]
-COLOR_RANGES["magenta"] = COLOR_RANGES["pink"]
+# every other name the binding's calibrated colour names know (``colour.REFERENCES``, ``colour.ACHROMATIC``), so
+# that a body of that colour which never moves can still be found by its colour alone
+COLOR_RANGES["teal"] = [((78, 60, 40), (100, 255, 200))]
+COLOR_RANGES["tan"] = [((10, 40, 140), (25, 110, 255))]
+COLOR_RANGES["beige"] = [((15, 25, 180), (35, 90, 255))]
+COLOR_RANGES["indigo"] = [((125, 80, 40), (140, 255, 255))]
+COLOR_RANGES["silver"] = [((0, 0, 140), (179, 35, 225))]
+COLOR_RANGES["magenta"] = COLOR_RANGES["purple"] + COLOR_RANGES["pink"]
+for _alias, _name in (("violet", "purple"), ("navy", "blue"), ("maroon", "red"),
+                      ("crimson", "red"), ("scarlet", "red"), ("gold", "yellow"), ("golden", "yellow"),
+                      ("turquoise", "cyan")):
+    COLOR_RANGES[_alias] = COLOR_RANGES[_name]
 
 
 def color_matches(rgb: np.ndarray, color: str) -> np.ndarray:
@@ -533,7 +543,7 @@ class BackgroundGrounder:
     reused for every subject of the same clip (keyed by the clip's sha256)."""
 
     name = "background"
-    version = "3"
+    version = "4"
 
     def __init__(self, tracker: BackgroundTracker | None = None, min_visible_frac: float = 0.05,
                  weights: grounding.Weights | None = None, **tracker_kwargs: Any):
@@ -625,15 +635,8 @@ def _renamed(tr: Track, subject: str, identity: int, **meta: Any) -> Track:
 
 
 def named_plural(subject: SubjectSpec, prompt: str) -> bool:
-    """Does the prompt name several instances of the subject: a count over one, or a plural noun in the
-    subject's span ("dominoes" for the noun "domino")?"""
-    if (subject.count or 0) > 1:
-        return True
-    if not subject.span or not prompt:
-        return False
-    words = prompt[subject.span[0]:subject.span[1]].lower().replace(",", " ").split()
-    noun = subject.noun.lower()
-    return any(w != noun and w.startswith(noun[:max(3, len(noun) - 1)]) and w.endswith("s") for w in words)
+    """Does the prompt name several instances of the subject (``SubjectSpec.is_group``)?"""
+    return subject.is_group(prompt)
 
 
 def _splice(track: Track, other: Track, start: int) -> Track:

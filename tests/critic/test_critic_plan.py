@@ -178,3 +178,16 @@ def test_measure_arguments_follow_the_quantity_registry(quantity):
     assert bool(reasons(expect={"direction": "left"}, **partner)) != spec.directional
     assert bool(reasons(**partner)) == spec.directional  # a direction measurement needs its direction
 
+
+
+def test_a_plural_noun_is_a_group_whose_instances_may_collide():
+    """ "Dominoes knock each other over": a plural noun in the subject's span names a group without a number, so
+    its instances may be each other's partners; the singular "A domino knocks ... over" is no group."""
+    for prompt, group in (("Dominoes knock each other over.", True), ("A domino knocks itself over.", False)):
+        d = {"prompt": prompt, "subjects": [{"name": "domino", "noun": "domino", "span": [0, 8]}],
+             "claims": [{"id": "c1", "text": prompt, "span": [0, len(prompt)]}],
+             "obligations": [{"id": "c1.1", "claim": "c1", "check": "o2"}],
+             "operations": [{"id": "o1", "op": "ground", "subject": "domino"},
+                            {"id": "o2", "op": "measure", "subject": "domino", "quantity": "collision_response",
+                             "other": "domino"}]}
+        assert (reasons_for(d) == []) == group, (prompt, reasons_for(d))

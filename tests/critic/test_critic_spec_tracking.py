@@ -97,3 +97,17 @@ def test_bind_returns_nothing_for_an_absent_colour():
     clip = S.drop_clip(t_count=16)
     result = BackgroundTracker().track(clip.frames, clip.times_s)
     assert bind_subject(result, SubjectSpec(name="g", noun="ball", color="green")) == []
+
+
+@pytest.mark.parametrize("name, rgb", [("teal", (0, 128, 128)), ("purple", (128, 50, 160)), ("black", (25, 25, 25))])
+def test_a_body_that_never_moves_is_found_by_any_colour_name_the_binding_knows(name, rgb):
+    """A block that never moves is part of the median background, so it is found by its colour alone, by the same
+    calibrated names the binding uses (teal included), next to a red ball that drops."""
+    clip = S.drop_clip(t_count=24)
+    frames = clip.frames.copy()
+    frames[:, 60:72, 120:132] = rgb
+    still = S.Synthetic(frames=frames, fps=clip.fps, audio=None, audio_rate_hz=clip.audio_rate_hz, balls=clip.balls,
+                        contacts_s=clip.contacts_s)
+    tracks = ground(still, name="block", color=name)
+    assert len(tracks) == 1 and tracks[0].visible.mean() > 0.9
+    assert np.median(tracks[0].centroid_px, axis=0) == pytest.approx([125.5, 65.5], abs=1.0)
