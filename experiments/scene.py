@@ -179,7 +179,8 @@ class PathFraming(Framing):
             return framed
         camera = framing_camera(x0, x1, bottom, z1, fov_deg=camera.fov_deg, width_px=size.width,
                                 height_px=size.height, margin=self.margin)
-        return SceneSpec.model_validate({**framed.model_dump(mode="python"), "camera": camera.model_dump(mode="python")})
+        return SceneSpec.model_validate({**framed.model_dump(mode="python"),
+                                         "camera": camera.model_dump(mode="python")})
 
 
 def floor_room_box_bottom(width_m: float, z_low_m: float, z_top_m: float, *, floor_room: float, margin: float,

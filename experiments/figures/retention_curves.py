@@ -30,8 +30,8 @@ STEM = "fig5_retention_vs_sigma"
 DEFAULT_EXPERT_BOUNDARY = 0.875
 MEAN_AIRBORNE = "airborne_mean"
 
-COLUMNS = ["scene", "prompt", "series", "release_step", "sigma_rel", "seeds", "unmeasured", "mirrored", "mean", "ci95_low",
-           "ci95_high", "threshold", "expert_switch_sigma", "commitment_sigma_high", "commitment_sigma_low",
+COLUMNS = ["scene", "prompt", "series", "release_step", "sigma_rel", "seeds", "unmeasured", "mirrored", "mean",
+           "ci95_low", "ci95_high", "threshold", "expert_switch_sigma", "commitment_sigma_high", "commitment_sigma_low",
            "commitment_sigma_cross"]
 
 
@@ -164,7 +164,7 @@ def retention_figure(jobs: list[JobRecord], out_dir: Path,
                                  "commitment_sigma_cross": band.cross})
             first, last = mean_air[0], mean_air[-1]
             unmeasured = sum(series[f"{w}_{a}"][i][2] for w in WINDOWS for a in AXES for i in steps)
-            mirrored_seeds = sorted({j.seed for j in scene_jobs if j.row.get("mirrored")})
+            mirrored_seeds = ", ".join(str(s) for s in sorted({j.seed for j in scene_jobs if j.row.get("mirrored")}))
             notes.append(f"{scene.replace('_', ' ')}: mean airborne retention {fmt(first, 2)} at the earliest "
                          f"release (sigma_rel {fmt(sigma_of[steps[0]], 3)}) and {fmt(last, 2)} at the latest "
                          f"({fmt(sigma_of[steps[-1]], 3)}); "
@@ -172,7 +172,7 @@ def retention_figure(jobs: list[JobRecord], out_dir: Path,
                             f"(interpolated {band.cross:.3f})" if band.state == "crosses"
                             else f"commitment: {band.state}")
                          + f"; {len(seeds)} seed(s) per point"
-                         + (f" (seen mirrored: seed(s) {', '.join(map(str, mirrored_seeds))})" if mirrored_seeds else "")
+                         + (f" (seen mirrored: seed(s) {mirrored_seeds})" if mirrored_seeds else "")
                          + f", {unmeasured} unmeasured cell(s).")
         axes[0][0].set_ylabel("retention r (tracked vs simulated)")
         handles, labels = axes[0][0].get_legend_handles_labels()
