@@ -15,7 +15,9 @@ A framing may also view the scene from the other side (``mirror``: ``never``, ``
 scene templates are symmetric about their motion plane y = 0, so a camera reflected in that plane sees the
 mirror image of the same motion (image x -> W - x), and the projected path, the control video and the score
 are all of that mirrored picture. ``odd_seeds`` counterbalances the direction of motion over a sweep's seeds:
-a generator that drifts one way without control then cannot score the control's direction for itself.
+a generator that drifts one way without control then cannot score the control's direction for itself. (It does
+not stop the tracker from choosing, among the blobs of a clip without control, the one that runs the path's
+way: ``experiments.tracking.choose_track``; docs/figures/README.md has the numbers.)
 """
 
 from __future__ import annotations
@@ -223,7 +225,7 @@ class SimulatedScene:
 
 
 def simulate_scene(spec: SceneSpec, size: VideoSize, control_renderer, object_name: str | None = None,
-                   time_tolerance_s: float = 1e-6, framing: "Framing | None" = None, seed: int = 0) -> SimulatedScene:
+                   time_tolerance_s: float = 1e-6, framing: Framing | None = None, seed: int = 0) -> SimulatedScene:
     """Fit ``spec`` to ``size``, simulate it, render the control video and project the object's path.
 
     ``control_renderer(spec, trajectory) -> ControlVideo`` is the configured control (``conf/control/``);
