@@ -142,8 +142,8 @@ class PathFraming(Framing):
 
     ``floor_room``: the least fraction of the picture's height left between the object's lowest point (its
     bottom where it lies on the floor) and the picture's bottom edge. A tall path framed tightly puts the landed
-    object at the bottom edge, where the tiny model draws it faint (its training clips seldom had one there);
-    the framing then extends below the floor just enough (:func:`floor_room_box_bottom`). A path whose framing
+    object at the bottom edge, where the tiny model draws it faint and the tracker loses it; the framing then
+    extends below the floor just enough (:func:`floor_room_box_bottom`). A path whose framing
     already leaves that room (a wide one) keeps its camera."""
 
     def __init__(self, margin: float = 1.15, floor_room: float = 0.0, mirror: MirrorRule = "never"):
