@@ -10,8 +10,8 @@ A release-point job, for one (scene, seed, prompt, release step i*):
 4. obtains its clip from the configured executor (naive, prefix-shared, or the control itself);
 5. tracks the scene's object in the clip and scores retention against the projected simulated path;
 6. writes ``scene.json``, ``trajectory.npz``, ``control/``, ``clip.npz`` (+ ``clip.mp4``, ``clip.json``),
-   ``paths.npz``, ``metrics.json`` (its ``row`` names the prompt's ``appearance`` and ``motion`` choices)
-   and, last, ``manifest.json``;
+   ``paths.npz``, ``metrics.json`` (its ``row`` names the prompt's ``appearance`` and ``motion`` choices, and
+   says whether the framing viewed the scene from the other side, ``mirrored``) and, last, ``manifest.json``;
 7. logs one tracker run (W&B group = sweep) and rewrites the sweep's ``summary.csv``.
 """
 
@@ -159,7 +159,8 @@ class ReleasePointJob:
         scoring = _validated(RetentionConfig, cfg.retention, "retention")
         scene = simulate_scene(instantiate(cfg.scene), _validated(VideoSize, cfg.video, "video"),
                                instantiate(cfg.control), cfg.get("object_name"), scoring.time_tolerance_s,
-                               framing=instantiate(cfg.framing) if cfg.get("framing") else None)
+                               framing=instantiate(cfg.framing) if cfg.get("framing") else None,
+                               seed=check_int(cfg.seed, field="seed", minimum=0))
         # Before anything is written or generated: a scene this generator cannot render at this size, or whose
         # windows are too short to correlate, would only give empty cells.
         require_measurable(scene, _validated(SceneRequirements, cfg.measurable, "measurable")
@@ -227,7 +228,7 @@ class ReleasePointJob:
         row = {
             "scene": str(OmegaConf.select(cfg, "scene_name") or scene.spec.name),
             "seed": int(cfg.seed), "prompt": job_prompt(cfg), "appearance": ctx.choice("appearance"),
-            "motion": ctx.choice("motion"), "object": scene.object_name,
+            "motion": ctx.choice("motion"), "object": scene.object_name, "mirrored": scene.mirrored,
             "release_step": request.release_step, "num_steps": request.num_steps,
             "sigma_rel": clip.sigma_rel if clip.sigma_rel is not None else None,
             "expert_switch_step": switch,

@@ -10,12 +10,21 @@ the configured generator (:class:`~experiments.types.SceneRequirements`): the tr
 radius inside the range the generator renders, an airborne phase and an after-contact phase long enough to
 correlate, and the object in the picture while both are scored. A scene that falls short is refused with
 its reasons; it is never scored as empty cells.
+
+A framing may also view the scene from the other side (``mirror``: ``never``, ``odd_seeds``, ``always``): the
+scene templates are symmetric about their motion plane y = 0, so a camera reflected in that plane sees the
+mirror image of the same motion (image x -> W - x), and the projected path, the control video and the score
+are all of that mirrored picture. ``odd_seeds`` counterbalances the direction of motion over a sweep's seeds:
+a generator that drifts one way without control then cannot score the control's direction for itself. (It does
+not stop the tracker from choosing, among the blobs of a clip without control, the one that runs the path's
+way: ``experiments.tracking.choose_track``; docs/figures/README.md has the numbers.)
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Literal, get_args
 
 import numpy as np
 
@@ -26,11 +35,19 @@ from generate.data import frame_camera
 from sim.camera import focal_length_px
 from sim.camera import project as project_points
 from sim.engine import simulate
-from sim.types import SceneSpec, Trajectory
+from sim.scenes import framing_camera
+from sim.types import ObjectSpec, SceneSpec, Trajectory
 from veriphy.errors import UserError
 
 __all__ = ["VideoSize", "SimulatedScene", "fit_spec_to_video", "TemplateFraming", "PathFraming", "simulate_scene",
-           "object_radius_px", "measurability_problems", "require_measurable"]
+           "object_radius_px", "measurability_problems", "require_measurable", "MirrorRule", "mirrored_view",
+           "mirror_asymmetries", "Framing", "floor_room_box_bottom"]
+
+#: When a framing views the scene from the other side: never, for odd seeds (the direction of motion
+#: counterbalanced over a sweep's seeds), or always.
+MirrorRule = Literal["never", "odd_seeds", "always"]
+#: How far (m, m/s, rad/s, quaternion units) a value may sit off the plane y = 0 and still count as symmetric.
+_SYMMETRY_TOLERANCE = 1e-9
 
 
 def fit_spec_to_video(spec: SceneSpec, size: VideoSize) -> SceneSpec:
@@ -44,32 +61,147 @@ def fit_spec_to_video(spec: SceneSpec, size: VideoSize) -> SceneSpec:
                                      "num_frames": int(size.num_frames), "fps": float(size.fps)})
 
 
-class TemplateFraming:
+def mirror_asymmetries(spec: SceneSpec) -> list[str]:
+    """What in ``spec`` is not symmetric about the plane y = 0 (empty: its mirror image is the view from the
+    other side). A body is symmetric when its centre lies in the plane, it moves in it, spins only about y
+    and is turned only about y (a reflection in y = 0 keeps such a rotation)."""
+    tol = _SYMMETRY_TOLERANCE
+    problems = []
+    for body in (*spec.objects, *spec.statics):
+        qx, _, qz, _ = body.orientation_xyzw
+        off = []
+        if abs(body.position_m[1]) > tol:
+            off.append(f"its centre is at y = {body.position_m[1]:g} m")
+        if abs(qx) > tol or abs(qz) > tol:
+            off.append("it is turned about an axis other than y")
+        if isinstance(body, ObjectSpec):
+            if abs(body.linear_velocity_mps[1]) > tol:
+                off.append(f"it moves along y at {body.linear_velocity_mps[1]:g} m/s")
+            wx, _, wz = body.angular_velocity_radps
+            if abs(wx) > tol or abs(wz) > tol:
+                off.append("it spins about an axis other than y")
+        if off:
+            problems.append(f"{body.name}: {', '.join(off)}")
+    return problems
+
+
+def mirrored_view(spec: SceneSpec) -> SceneSpec:
+    """``spec`` seen from the other side: its camera reflected in the plane y = 0 (eye, target and up). For a
+    scene symmetric about that plane (:func:`mirror_asymmetries`) the picture is the mirror image of the
+    original: a point at image x is at W - x (the projection's centre is x = W/2), at the same row and depth.
+    The physics is untouched (the trajectory is the same); a scene that is not symmetric is refused."""
+    problems = mirror_asymmetries(spec)
+    if problems:
+        raise UserError("cannot be mirrored by viewing it from the other side, since it is not symmetric about "
+                        f"the plane y = 0: {'; '.join(problems)}", field="framing.mirror")
+    cam = spec.camera
+
+    def reflect(v: tuple[float, float, float]) -> tuple[float, float, float]:
+        return (float(v[0]), -float(v[1]), float(v[2]))
+
+    camera = cam.model_copy(update={"eye_m": reflect(cam.eye_m), "target_m": reflect(cam.target_m),
+                                    "up": reflect(cam.up)})
+    return SceneSpec.model_validate({**spec.model_dump(mode="json"), "camera": camera.model_dump(mode="json")})
+
+
+class Framing:
+    """A framing (``conf/framing/``): ``framing(spec, size, object_name, seed) -> SceneSpec`` fits the scene's
+    camera to the video (:meth:`frame`) and, where ``mirror`` says so for ``seed``, views it from the other
+    side (:func:`mirrored_view`)."""
+
+    def __init__(self, mirror: MirrorRule = "never"):
+        if mirror not in get_args(MirrorRule):
+            raise UserError(f"must be one of {', '.join(get_args(MirrorRule))}, got {mirror!r}",
+                            field="framing.mirror")
+        self.mirror = mirror
+
+    def mirrors(self, seed: int) -> bool:
+        """Whether the job of ``seed`` sees the scene mirrored."""
+        return self.mirror == "always" or (self.mirror == "odd_seeds" and int(seed) % 2 == 1)
+
+    def frame(self, spec: SceneSpec, size: VideoSize, object_name: str | None) -> SceneSpec:
+        raise NotImplementedError
+
+    def __call__(self, spec: SceneSpec, size: VideoSize, object_name: str | None = None, seed: int = 0) -> SceneSpec:
+        framed = self.frame(spec, size, object_name)
+        return mirrored_view(framed) if self.mirrors(seed) else framed
+
+
+class TemplateFraming(Framing):
     """``framing=template``: the scene's own camera at the video's size (:func:`fit_spec_to_video`)."""
 
-    def __call__(self, spec: SceneSpec, size: VideoSize, object_name: str | None = None) -> SceneSpec:
+    def frame(self, spec: SceneSpec, size: VideoSize, object_name: str | None = None) -> SceneSpec:
         return fit_spec_to_video(spec, size)
 
 
-class PathFraming:
+class PathFraming(Framing):
     """``framing=path``: a camera at the video's size that frames the tracked object's whole path and the floor
     below it, ``margin`` times the tightest fit (``generate.data.frame_camera``: the framing of half the tiny
     model's training clips). A template camera framed for 848x480 wastes most of a square picture on a tall
-    scene (a ball rolling off a high ramp is 2 px at 64x64); this one gives the object the picture."""
+    scene (a ball rolling off a high ramp is 2 px at 64x64); this one gives the object the picture.
 
-    def __init__(self, margin: float = 1.15):
+    ``floor_room``: the least fraction of the picture's height left between the object's lowest point (its
+    bottom where it lies on the floor) and the picture's bottom edge. A tall path framed tightly puts the landed
+    object at the bottom edge, where the tiny model draws it faint and the tracker loses it; the framing then
+    extends below the floor just enough (:func:`floor_room_box_bottom`). A path whose framing
+    already leaves that room (a wide one) keeps its camera."""
+
+    def __init__(self, margin: float = 1.15, floor_room: float = 0.0, mirror: MirrorRule = "never"):
+        super().__init__(mirror)
         if margin < 1.0:
             raise UserError(f"must be >= 1 (1 = the path touches the picture's edges), got {margin}",
                             field="framing.margin")
+        if not 0.0 <= floor_room < 0.5:
+            raise UserError(f"must be in [0, 0.5) (a fraction of the picture's height), got {floor_room}",
+                            field="framing.floor_room")
         self.margin = margin
+        self.floor_room = float(floor_room)
 
-    def __call__(self, spec: SceneSpec, size: VideoSize, object_name: str | None = None) -> SceneSpec:
+    def frame(self, spec: SceneSpec, size: VideoSize, object_name: str | None = None) -> SceneSpec:
         fitted = fit_spec_to_video(spec, size)
         traj = simulate(fitted)  # the camera does not change the physics: one solve finds the path to frame
         if not traj.ok or (object_name is not None and object_name not in traj.object_names):
             return fitted  # simulate_scene reports the failure or the unknown name
-        return frame_camera(fitted, traj, width_px=size.width, height_px=size.height, margin=self.margin,
-                            object_name=object_name)
+        framed = frame_camera(fitted, traj, width_px=size.width, height_px=size.height, margin=self.margin,
+                              object_name=object_name)
+        if self.floor_room == 0.0:
+            return framed
+        # The box frame_camera frames: the path's x extent and heights 0 (the floor) to its top, in m.
+        name = object_name or spec.objects[0].name
+        pos = np.asarray(traj.position_m)[traj.index(name)]
+        r = fitted.object(name).bounding_radius_m
+        x0, x1 = float(pos[:, 0].min() - r), float(pos[:, 0].max() + r)
+        z_low, z1 = float(pos[:, 2].min() - r), float(pos[:, 2].max() + r)
+        camera = framed.camera
+        tan_v = math.tan(math.radians(camera.fov_deg) / 2)
+        tan_h = tan_v * size.width / size.height
+        bottom = floor_room_box_bottom(x1 - x0, z_low, z1, floor_room=self.floor_room, margin=self.margin,
+                                       tan_h=tan_h, tan_v=tan_v)
+        if bottom >= 0.0:
+            return framed
+        camera = framing_camera(x0, x1, bottom, z1, fov_deg=camera.fov_deg, width_px=size.width,
+                                height_px=size.height, margin=self.margin)
+        return SceneSpec.model_validate({**framed.model_dump(mode="python"),
+                                         "camera": camera.model_dump(mode="python")})
+
+
+def floor_room_box_bottom(width_m: float, z_low_m: float, z_top_m: float, *, floor_room: float, margin: float,
+                          tan_h: float, tan_v: float) -> float:
+    """The highest bottom z (m, at most 0: the floor) of a box ``width_m`` wide reaching up to ``z_top_m`` whose
+    framing (``sim.scenes.framing_camera``: ``margin`` times the tightest fit, the camera level at the box's
+    centre) leaves ``floor_room`` of the picture's height between ``z_low_m`` and the picture's bottom edge.
+
+    In the plane y = 0 the picture is 2 H tall, centred on the box, H = margin * max(width_m / 2 * tan_v /
+    tan_h, (z_top_m - bottom) / 2) (the wider or the taller fit). The room z_low - (centre - H) - floor_room *
+    2 H grows as the bottom is lowered (floor_room < 1/2), for either fit; the answer is the larger of the two
+    bottoms that zero it, one per fit."""
+    keep = 1.0 - 2.0 * floor_room
+    half_wide = margin * width_m / 2 * tan_v / tan_h
+    # Wide fit (H fixed by the width): z_low - (z_top + b) / 2 + keep * H = 0.
+    bottom_wide = 2.0 * (z_low_m + keep * half_wide) - z_top_m
+    # Tall fit (H = margin * (z_top - b) / 2): z_low - (z_top + b) / 2 + keep * margin * (z_top - b) / 2 = 0.
+    bottom_tall = (2.0 * z_low_m - z_top_m + keep * margin * z_top_m) / (1.0 + keep * margin)
+    return min(0.0, max(bottom_wide, bottom_tall))
 
 
 @dataclass(frozen=True)
@@ -79,6 +211,7 @@ class SimulatedScene:
     * ``path_px`` (T, 2): the tracked object's projected centre (x right, y down) px, NaN behind the camera.
     * ``window_masks``: ``airborne`` / ``after_ground`` frame masks (T,) bool of the tracked object.
     * ``radius_px`` (T,): the tracked object's apparent radius, px (:func:`object_radius_px`).
+    * ``mirrored``: the framing viewed the scene from the other side (:func:`mirrored_view`).
     """
 
     spec: SceneSpec
@@ -88,17 +221,19 @@ class SimulatedScene:
     path_px: np.ndarray
     window_masks: dict[str, np.ndarray]
     radius_px: np.ndarray
+    mirrored: bool = False
 
 
 def simulate_scene(spec: SceneSpec, size: VideoSize, control_renderer, object_name: str | None = None,
-                   time_tolerance_s: float = 1e-6, framing=None) -> SimulatedScene:
+                   time_tolerance_s: float = 1e-6, framing: Framing | None = None, seed: int = 0) -> SimulatedScene:
     """Fit ``spec`` to ``size``, simulate it, render the control video and project the object's path.
 
     ``control_renderer(spec, trajectory) -> ControlVideo`` is the configured control (``conf/control/``);
-    ``framing(spec, size, object_name) -> SceneSpec`` the configured framing (``conf/framing/``; default: the
-    template's camera, :class:`TemplateFraming`).
+    ``framing(spec, size, object_name, seed) -> SceneSpec`` the configured framing (``conf/framing/``; default:
+    the template's camera, :class:`TemplateFraming`); ``seed`` is the job's (a framing may mirror odd seeds).
     """
-    spec = (framing or TemplateFraming())(spec, size, object_name)
+    framing = framing or TemplateFraming()
+    spec = framing(spec, size, object_name, seed)
     traj = simulate(spec)
     if not traj.ok:
         raise UserError(f"the scene cannot be simulated: {traj.status}", field="scene")
@@ -114,7 +249,8 @@ def simulate_scene(spec: SceneSpec, size: VideoSize, control_renderer, object_na
     path = np.array(control.centers_px[:, k, :], dtype=np.float64)
     masks = window_frame_masks(traj.t_s, traj.windows, name, time_tolerance_s)
     return SimulatedScene(spec=spec, trajectory=traj, control=control, object_name=name, path_px=path,
-                          window_masks=masks, radius_px=object_radius_px(spec, traj, name))
+                          window_masks=masks, radius_px=object_radius_px(spec, traj, name),
+                          mirrored=framing.mirrors(seed))
 
 
 def object_radius_px(spec: SceneSpec, traj: Trajectory, name: str) -> np.ndarray:

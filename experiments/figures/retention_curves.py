@@ -30,8 +30,8 @@ STEM = "fig5_retention_vs_sigma"
 DEFAULT_EXPERT_BOUNDARY = 0.875
 MEAN_AIRBORNE = "airborne_mean"
 
-COLUMNS = ["scene", "prompt", "series", "release_step", "sigma_rel", "seeds", "unmeasured", "mean", "ci95_low",
-           "ci95_high", "threshold", "expert_switch_sigma", "commitment_sigma_high", "commitment_sigma_low",
+COLUMNS = ["scene", "prompt", "series", "release_step", "sigma_rel", "seeds", "unmeasured", "mirrored", "mean",
+           "ci95_low", "ci95_high", "threshold", "expert_switch_sigma", "commitment_sigma_high", "commitment_sigma_low",
            "commitment_sigma_cross"]
 
 
@@ -149,25 +149,31 @@ def retention_figure(jobs: list[JobRecord], out_dir: Path,
             ax.set_xlim(1.02, -0.02)  # high noise on the left: control withdrawn earlier
             ax.set_ylim(-1.05, 1.05)
             ax.set_xlabel(r"$\sigma_{rel}$")
+            # Clips that saw the scene from the other side (the row's ``mirrored``; absent before it was recorded).
+            mirrored = Counter(j.release_step for j in scene_jobs if j.row.get("mirrored"))
             for name in (*(f"{w}_{a}" for w in WINDOWS for a in AXES), MEAN_AIRBORNE):
                 for i in steps:
                     sigma, values, missing = series[name][i]
                     m, low, high = mean_ci95(values)
                     rows.append({"scene": scene, "prompt": prompt, "series": name, "release_step": i,
-                                 "sigma_rel": sigma, "seeds": len(values), "unmeasured": missing, "mean": m,
+                                 "sigma_rel": sigma, "seeds": len(values), "unmeasured": missing,
+                                 "mirrored": mirrored[i], "mean": m,
                                  "ci95_low": low, "ci95_high": high, "threshold": threshold,
                                  "expert_switch_sigma": None if switch is None else switch[0],
                                  "commitment_sigma_high": band.high, "commitment_sigma_low": band.low,
                                  "commitment_sigma_cross": band.cross})
             first, last = mean_air[0], mean_air[-1]
             unmeasured = sum(series[f"{w}_{a}"][i][2] for w in WINDOWS for a in AXES for i in steps)
+            mirrored_seeds = ", ".join(str(s) for s in sorted({j.seed for j in scene_jobs if j.row.get("mirrored")}))
             notes.append(f"{scene.replace('_', ' ')}: mean airborne retention {fmt(first, 2)} at the earliest "
                          f"release (sigma_rel {fmt(sigma_of[steps[0]], 3)}) and {fmt(last, 2)} at the latest "
                          f"({fmt(sigma_of[steps[-1]], 3)}); "
                          + (f"it crosses {threshold:g} between sigma_rel {band.high:.3f} and {band.low:.3f} "
                             f"(interpolated {band.cross:.3f})" if band.state == "crosses"
                             else f"commitment: {band.state}")
-                         + f"; {len(seeds)} seed(s) per point, {unmeasured} unmeasured cell(s).")
+                         + f"; {len(seeds)} seed(s) per point"
+                         + (f" (seen mirrored: seed(s) {mirrored_seeds})" if mirrored_seeds else "")
+                         + f", {unmeasured} unmeasured cell(s).")
         axes[0][0].set_ylabel("retention r (tracked vs simulated)")
         handles, labels = axes[0][0].get_legend_handles_labels()
         for ax in axes[0][1:]:
@@ -189,5 +195,9 @@ def retention_figure(jobs: list[JobRecord], out_dir: Path,
                    f"between the tracked and the simulated path: blue airborne, rose after the first ground contact; "
                    f"solid across-frame (x), dashed up/down (y). Grey: below the threshold {threshold:g}, fixed in "
                    f"each run before scoring. Yellow: the commitment band, where the mean airborne retention (both "
-                   f"axes) crosses the threshold for good. {switch_note}\n" + "\n".join(notes))
+                   f"axes) crosses the threshold for good. {switch_note}"
+                   + (" Clips of the seeds named below saw the scene from the other side (its mirror image: the "
+                      "ball moves left), so that the direction of motion is counterbalanced over seeds."
+                      if any(j.row.get("mirrored") for j in jobs) else "")
+                   + "\n" + "\n".join(notes))
         return save_figure(fig, out_dir, STEM, rows, COLUMNS, caption)

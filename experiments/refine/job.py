@@ -117,6 +117,11 @@ class RefineJob:
         return key
 
     def __call__(self, cfg: DictConfig, ctx: JobContext) -> dict[str, Any]:
+        # A cell frames its scene once for all its seeds: a framing that mirrors some seeds would be ignored.
+        framing = instantiate(cfg.framing) if cfg.get("framing") else None
+        if framing is not None and any(framing.mirrors(seed) for seed in self.seeds):
+            raise UserError("must be never for a refine job: a cell frames one scene for all its seeds",
+                            field="framing.mirror")
         key = self._start(cfg, ctx)
         if key is None:
             return {"status": "skipped", "job_dir": str(ctx.job_dir)}

@@ -84,6 +84,16 @@ def test_paper_figures_runs_its_sweeps_and_draws_all_three(paper):
     # Fig. 5's sweep states no motion (the control's direction is not asked for by the words); Fig. 4's rows do.
     assert {(m["metrics"]["row"]["motion"], m["metrics"]["row"]["prompt"]) for m in retention.values()} == {
         ("unstated", "a red ball; a medium-sized ball on a grey floor, pale background")}
+    # Fig. 5's sweep counterbalances the direction of motion: odd seeds see the scene mirrored, and say so.
+    assert {(m["metrics"]["row"]["seed"], m["metrics"]["row"]["mirrored"]) for m in retention.values()} == {
+        (0, False), (1, True)}
+    summary = _csv(root / "retention" / "summary.csv")
+    assert {(r["seed"], r["mirrored"]) for r in summary} == {("0", "False"), ("1", "True")}
+    x0 = {(m["metrics"]["row"]["seed"], m["metrics"]["row"]["release_step"]): m["paths"]["simulated_px"][:, 0]
+          for m in retention.values()}
+    np.testing.assert_allclose(x0[(1, N)], 64 - x0[(0, N)], atol=1e-9)  # the same path, mirrored
+    # Fig. 4 and 6 draw seed 0 alone: the scene as the template sets it up (the ball thrown to the right).
+    assert not any(m["metrics"]["row"]["mirrored"] for m in _jobs(root / "paths").values())
 
 
 def test_prompt_is_a_sweep_axis_with_its_own_job_directories(paper):
@@ -137,8 +147,10 @@ def _check_paths(rows, jobs):
 def _check_retention(rows, jobs):
     values = defaultdict(list)
     unmeasured = defaultdict(int)
+    mirrored = defaultdict(int)
     for job in jobs.values():
         row = job["metrics"]["row"]
+        mirrored[(row["scene"], row["release_step"])] += row["mirrored"]
         air = [row["r_airborne_x"], row["r_airborne_y"]]
         cells = {f"{w}_{a}": row[f"r_{w}_{a}"] for w in ("airborne", "after_ground") for a in ("x", "y")}
         cells["airborne_mean"] = None if None in air else float(np.mean(air))
@@ -153,6 +165,7 @@ def _check_retention(rows, jobs):
         key = (r["scene"], r["series"], int(r["release_step"]))
         v = np.asarray(values[key])
         assert int(r["seeds"]) == v.size and int(r["unmeasured"]) == unmeasured[key]
+        assert int(r["mirrored"]) == mirrored[(r["scene"], int(r["release_step"]))] == 1  # seed 1 of seeds 0, 1
         assert _same(r["mean"], float(v.mean()) if v.size else None)
         if v.size >= 2:
             low, high = stats.t.interval(0.95, v.size - 1, loc=v.mean(), scale=stats.sem(v))

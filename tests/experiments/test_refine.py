@@ -155,6 +155,14 @@ def recount(lines: list[dict], channel: str) -> dict[str, int]:
     }
 
 
+def test_a_refine_cell_refuses_a_framing_that_mirrors_some_seeds(tmp_path):
+    out = run_app(["experiment=refine", "scene=thrown_ball", "framing.mirror=odd_seeds", "job.seeds=[0,1]",
+                   "hydra.run.dir=run"], tmp_path)
+    assert out.returncode == 2, (out.stdout + out.stderr)[-3000:]
+    assert out.stderr.strip().splitlines()[-1] == (
+        "error: framing.mirror: must be never for a refine job: a cell frames one scene for all its seeds")
+
+
 def test_refine_two_tiny_clips_end_to_end_and_resumed(tmp_path):
     # The prompt says left, the control goes right and is on throughout: on seeds 0 and 1 the critic finds the
     # ball and contradicts the prompt's direction (on some seeds it loses the ball and says unknown), so the word
