@@ -15,9 +15,8 @@ A framing may also view the scene from the other side (``mirror``: ``never``, ``
 scene templates are symmetric about their motion plane y = 0, so a camera reflected in that plane sees the
 mirror image of the same motion (image x -> W - x), and the projected path, the control video and the score
 are all of that mirrored picture. ``odd_seeds`` counterbalances the direction of motion over a sweep's seeds:
-a generator that drifts one way without control then cannot score the control's direction for itself. (It does
-not stop the tracker from choosing, among the blobs of a clip without control, the one that runs the path's
-way: ``experiments.tracking.choose_track``; docs/figures/README.md has the numbers.)
+a generator that drifts one way without control then cannot score the control's direction for itself (the
+tracked identity is chosen without looking at the path: ``experiments.tracking.longest_track``).
 """
 
 from __future__ import annotations

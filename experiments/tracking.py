@@ -2,16 +2,20 @@
 
 The critic's ``BackgroundTracker`` finds every moving blob (median background, Otsu, connected components,
 Hungarian identities) and ``bind_subject`` keeps the ones matching a colour (when given) and stitches
-tracklets that follow each other into one identity. Of the resulting identities the job scores the one that
-stays closest to the simulated path over the whole clip (median distance over the frames where the path is
-defined, a frame the identity misses counting as infinitely far): the simulation says *which* object is meant
-(two balls in a collision), the correlation then says how well it follows. Counting missed frames keeps a
-fragment that happens to sit on the path for a few frames from winning over the identity that follows it
-through most of the clip.
+tracklets that follow each other into one identity. Which identity the job scores is the tracker's ``select``:
+
+* ``longest_track`` (default): the identity observed in the most frames. It never looks at the simulated path:
+  a clip has several blobs (a clip generated without control about seven), and choosing the one nearest the path
+  scores a path of the clip's own making as following the control - whichever way the path runs, one blob goes
+  that way - so retention measured that way cannot fall to chance.
+* ``nearest_track``: the identity that stays closest to the simulated path over the whole clip, for scenes where
+  the simulation must say *which* of several objects is meant (two balls in a collision); retention on it is an
+  upper bound, not a measurement of following.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -35,12 +39,16 @@ class CriticObjectTracker:
     Args:
         subject: the subject's name in the track.
         color: a named colour (``"red"``) to bind by, or None for any moving object.
+        select: ``(candidates, simulated_px) -> Track``, the identity to score (``longest_track`` or
+            ``nearest_track``, see the module docstring).
         tracker_kwargs: passed to ``critic.specialists.tracking.BackgroundTracker``.
     """
 
-    def __init__(self, subject: str = "object", color: str | None = None, **tracker_kwargs: Any):
+    def __init__(self, subject: str = "object", color: str | None = None,
+                 select: Callable[[list[Track], np.ndarray | None], Track] | None = None, **tracker_kwargs: Any):
         self.subject = subject
         self.color = color
+        self.select = select or longest_track
         self.tracker_kwargs = tracker_kwargs
 
     def __call__(self, frames: np.ndarray, fps: float, simulated_px: np.ndarray | None = None) -> Track:
@@ -54,29 +62,36 @@ class CriticObjectTracker:
         backend = f"{type(tracker).__module__}.{type(tracker).__name__}"
         if not candidates:
             return empty_track(len(frames), fps, self.subject, backend)
-        return choose_track(candidates, simulated_px)
+        return self.select(candidates, simulated_px)
 
 
-def choose_track(candidates: list[Track], simulated_px: np.ndarray | None) -> Track:
+def _visible_frames(tr: Track) -> int:
+    return int(np.sum(tr.visible & ~tr.coasted))
+
+
+def longest_track(candidates: list[Track], simulated_px: np.ndarray | None = None) -> Track:
+    """The candidate observed (not coasted) in the most frames; ties: the larger, then the lower identity.
+    ``simulated_px`` is not looked at (see the module docstring)."""
+    return max(candidates, key=lambda tr: (_visible_frames(tr), float(np.nan_to_num(tr.radius_px)), -tr.identity))
+
+
+def nearest_track(candidates: list[Track], simulated_px: np.ndarray | None) -> Track:
     """The candidate closest to the simulated path over the clip, else the longest.
 
     Closest: the smallest median distance (px) over the frames where the simulated path is defined, a frame the
     candidate does not observe counting as infinitely far (so a candidate seen in fewer than half of them ranks
     after every one seen in more); ties, then the median over the frames it observes, then the most frames."""
-    def visible_frames(tr: Track) -> int:
-        return int(np.sum(tr.visible & ~tr.coasted))
-
     if simulated_px is None:
-        return max(candidates, key=visible_frames)
+        return longest_track(candidates)
     sim = np.asarray(simulated_px, dtype=np.float64)
     defined = np.isfinite(sim).all(axis=1)
 
     def distance(tr: Track) -> tuple[float, float, int]:
         seen = tr.visible & ~tr.coasted & np.isfinite(tr.centroid_px).all(axis=1) & defined
         if not seen.any():
-            return (np.inf, np.inf, -visible_frames(tr))
+            return (np.inf, np.inf, -_visible_frames(tr))
         gaps = np.full(len(sim), np.inf)
         gaps[seen] = np.linalg.norm(tr.centroid_px[seen] - sim[seen], axis=1)
-        return (float(np.median(gaps[defined])), float(np.median(gaps[seen])), -visible_frames(tr))
+        return (float(np.median(gaps[defined])), float(np.median(gaps[seen])), -_visible_frames(tr))
 
     return min(candidates, key=distance)

@@ -11,7 +11,7 @@ from critic.types import Track
 from experiments.executors import ClipRequest, ControlAsClipExecutor
 from experiments.retention import RetentionConfig, flat_metrics, score_retention, window_frame_masks
 from experiments.scene import VideoSize, simulate_scene
-from experiments.tracking import CriticObjectTracker, choose_track
+from experiments.tracking import CriticObjectTracker, longest_track, nearest_track
 from sim.scenes import thrown_ball
 from sim.types import Window
 
@@ -124,7 +124,21 @@ def test_the_identity_that_follows_the_path_through_the_clip_is_scored():
     follower[15:] = np.nan
     fragment = np.full_like(path, np.nan)
     fragment[13:] = path[13:]
-    assert choose_track([_track(1, fragment), _track(0, follower)], path).identity == 0
+    assert nearest_track([_track(1, fragment), _track(0, follower)], path).identity == 0
     other_ball = path + [20.0, 0.0]
-    assert choose_track([_track(2, other_ball), _track(0, path + 1.0)], path).identity == 0
-    assert choose_track([_track(1, fragment), _track(0, follower)], None).identity == 0  # the longest
+    assert nearest_track([_track(2, other_ball), _track(0, path + 1.0)], path).identity == 0
+    assert nearest_track([_track(1, fragment), _track(0, follower)], None).identity == 0  # the longest
+
+
+def test_the_default_choice_does_not_look_at_the_path():
+    """Of a blob seen throughout that runs against the path and one seen in 12 of 17 frames that runs along it,
+    the default scores the one seen longest, whichever way the path runs: a blob chosen for following the path
+    would make any clip follow it."""
+    path = np.stack([np.linspace(10, 50, 17), np.linspace(5, 55, 17)], axis=1)
+    against = path[::-1].copy()
+    along = path + 1.0
+    along[:5] = np.nan
+    candidates = [_track(1, along), _track(0, against)]
+    assert longest_track(candidates, path).identity == 0
+    assert longest_track(candidates, path[::-1].copy()).identity == 0
+    assert nearest_track(candidates, path).identity == 1
