@@ -6,7 +6,8 @@ frame period of the clip).
 * ``before(A, B)``: supported when ``A.end <= B.start + delta``; contradicted only when the order is reversed,
   ``B.end + delta < A.start``; overlapping events (a contact inside a fall, two landings in the same frames) do not
   show an order: unknown.
-* ``contains(A, B)`` (B within A): ``A.start - delta <= B.start`` and ``B.end <= A.end + delta``.
+* ``contains(A, B)`` (B within A): ``A.start - delta <= B.start`` and ``B.end <= A.end + delta``; contradicted only
+  when B lies wholly outside A widened by delta (a B that straddles an edge of it is unknown).
 * ``during(A, B)`` = ``contains(B, A)``.
 
 An event that recurs (a bouncing ball is airborne several times) is checked over every pair of occurrences: the
@@ -86,17 +87,26 @@ def before(a: TimeWindow | None, b: TimeWindow | None, names: tuple[str, str] = 
 
 def contains(a: TimeWindow | None, b: TimeWindow | None, names: tuple[str, str] = ("A", "B"),
              fraction: float = SLACK_FRACTION, frame_s: float = 0.0) -> Measurement:
-    """``B`` lies within ``A`` (quarter-window slack on both ends)."""
+    """``B`` lies within ``A`` (quarter-window slack on both ends); contradicted only when ``B`` lies wholly outside
+    ``A`` widened by the slack, unknown when it straddles an edge."""
     required = f"{names[1]} within {names[0]} (+/- slack)"
     if a is None or b is None:
         return _missing(a, b, required, names)
     d = slack_s(a, b, fraction, frame_s)
     ok = a.start_s - d <= b.start_s + EPS_S and b.end_s <= a.end_s + d + EPS_S
-    measured = f"{names[0]} {_fmt(a)}, {names[1]} {_fmt(b)}, slack {d:.4f} s: " \
-               f"{'inside' if ok else 'not inside'}"
+    outside = b.end_s < a.start_s - d - EPS_S or b.start_s > a.end_s + d + EPS_S
     margin = min(b.start_s - (a.start_s - d), a.end_s + d - b.end_s)
+    values = {"slack_s": round(d, 6), "margin_s": round(margin, 6)}
+    if not ok and not outside:
+        # B straddles an edge of A (with slack): both are timed to the frame, so which side of it B falls is not
+        # firm evidence either way
+        return Measurement(state=UNKNOWN, required=required, reason=f"{names[1]} {_fmt(b)} straddles an edge of "
+                           f"{names[0]} {_fmt(a)} (slack {d:.4f} s): neither inside nor apart", window=_union(a, b),
+                           values=values)
+    measured = f"{names[0]} {_fmt(a)}, {names[1]} {_fmt(b)}, slack {d:.4f} s: " \
+               f"{'inside' if ok else 'apart'}"
     return Measurement(state=SUPPORTED if ok else CONTRADICTED, required=required, measured=measured,
-                       window=_union(a, b), values={"slack_s": round(d, 6), "margin_s": round(margin, 6)})
+                       window=_union(a, b), values=values)
 
 
 def during(a: TimeWindow | None, b: TimeWindow | None, names: tuple[str, str] = ("A", "B"),

@@ -73,6 +73,13 @@ NOUNS: dict[str, str] = {
     "candle": "candle", "candles": "candle", "flame": "flame", "fire": "fire", "bubble": "bubble",
     "bubbles": "bubble", "leaf": "leaf", "leaves": "leaf", "flag": "flag", "curtain": "curtain",
     "spring": "spring", "pendulum": "pendulum"}
+#: nouns that name the same kind of body (singular forms): "a blue ball ... the blue sphere" is one body when the
+#: later phrase is definite and names the same colour
+SAME_KIND: tuple[frozenset[str], ...] = (
+    frozenset("ball sphere orb marble".split()),
+    frozenset("cube block box brick crate".split()),
+    frozenset("cylinder can drum tube barrel pipe".split()),
+)
 #: things that bend, flow, tear or burn: no implicit rigid-body obligations
 NON_RIGID = {"water", "liquid", "cloth", "towel", "rope", "paper", "feather", "smoke", "balloon", "blob", "fabric",
              "sheet", "sand", "paint", "honey", "oil", "milk", "juice", "dough", "clay", "jelly", "slime", "string",

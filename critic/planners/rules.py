@@ -40,7 +40,8 @@ from typing import Any
 from critic.plan import PlanError
 from critic.planners.base import PlanBuilder, PlanResult, check_implicit
 from critic.planners.lexicon import (ANIMATE, COLOURS, CONNECTIVE_KIND, DEFORMING_RE, JUDGED_PROCESS_RE, NON_RIGID,
-                                     NOUNS, NUMBERS, OTHER_ADJECTIVES, PARTITIVES, PRONOUNS, SCENERY, SEVERAL, SHADES, SIZES,
+                                     NOUNS, NUMBERS, OTHER_ADJECTIVES, PARTITIVES, PRONOUNS, SAME_KIND, SCENERY, SEVERAL,
+                                     SHADES, SIZES,
                                      STOPWORDS, SURFACES, VEHICLES, clauses, lower, verb_forms, words_re)
 from critic.types import (IMPLICIT_QUANTITIES, QUANTITY_SPECS, BeforeOp, CountOp, DepthOp, DuringOp, EventRef, Expect,
                           GroundOp, HearOp, JudgeOp, MeasureOp, ReadOp, SubjectSpec, op_events)
@@ -587,7 +588,10 @@ class RulesPlanner:
         if det in ("the", "", "this", "these", "those"):  # "the ball" (or a bare "ball") refers back
             for mention in reversed(st.mentions):
                 spec = b.subjects[mention.subject]
-                if spec.noun == noun and (colour is None or spec.color == colour) and (size is None or spec.size == size):
+                # "the blue sphere" after "a blue ball": another word for the same kind, in the same colour
+                alike = spec.noun == noun or (colour is not None and spec.color == colour and det == "the"
+                                              and any(noun in k and spec.noun in k for k in SAME_KIND))
+                if alike and (colour is None or spec.color == colour) and (size is None or spec.size == size):
                     existing = mention.subject
                     break
         span = (first.start(), m.end())

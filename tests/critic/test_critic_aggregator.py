@@ -208,3 +208,11 @@ def test_two_judged_actions_in_sequence_are_ordered_on_the_judges_windows(tmp_pa
     assert [c.state for c in order] == [verdict] and v.verdict == verdict
     comp = CriticComponents(planner=RulesPlanner(), specialists={"ground": FakeGrounder(), "judge": NoJudge()})
     assert critique("fake.mp4", prompt, comp, tmp_path / "b", video=fake_video()).verdict == "unknown"
+
+
+def test_a_sound_straddling_the_edge_of_the_contact_is_not_firm_evidence():
+    """Both windows are timed to the frame: an onset that overlaps the slack-widened contact but runs past its end
+    is neither inside nor apart (unknown); one wholly after it is late (contradicted)."""
+    contact = w(0.125, 0.175)  # slack: a quarter of the shorter window, 0.005 s
+    assert during(w(0.170, 0.190), contact).state == "unknown"
+    assert during(w(0.209, 0.229), contact).state == "contradicted"

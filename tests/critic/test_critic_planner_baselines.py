@@ -71,7 +71,10 @@ def test_slack_fraction_widens_or_narrows_the_temporal_predicates():
     late = _w(1.35, 2.0)  # starts 0.05 s after B ends: reversed beyond a 0.04 s slack, not beyond 0.1 s
     assert before(late, b, fraction=0.1).state == "contradicted"
     assert before(late, b, fraction=0.25).state == "unknown"
-    assert contains(_w(1.0, 2.0), _w(0.95, 1.5), fraction=0.0).state == "contradicted"
+    # B straddling A's start is neither inside nor apart (unknown); B wholly before A's start is apart
+    assert contains(_w(1.0, 2.0), _w(0.95, 1.5), fraction=0.0).state == "unknown"
+    assert contains(_w(1.0, 2.0), _w(0.90, 0.99), fraction=0.0).state == "contradicted"
+    assert contains(_w(1.0, 2.0), _w(0.90, 0.99), fraction=0.25).state == "unknown"  # slack 0.0225 s: it reaches A
     assert Aggregator().slack_fraction == 0.25
     with pytest.raises(ValueError):
         Aggregator(slack_fraction=1.5)

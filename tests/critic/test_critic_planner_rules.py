@@ -160,6 +160,19 @@ def test_pronouns_and_definite_mentions_bind_existing_subjects():
     assert bounce.subject == "red_ball"
 
 
+def test_a_definite_other_word_for_the_same_kind_in_the_same_colour_binds_the_body_named_before():
+    """ "A blue ball ... the blue sphere": one body, not two subjects competing for one track; an indefinite "a red
+    sphere" beside "a red ball" is a second body, and so is "the blue sphere" after a red ball."""
+    p = plan_of("A blue ball is thrown to the right. Then the blue sphere rebounds from the wall.")
+    assert [s.name for s in p.subjects] == ["blue_ball"]
+    assert {op.subject for op in p.operations if op.op == "measure"} == {"blue_ball"}
+    p = plan_of("One grey cube falls; a knock is heard when the grey block lands.")
+    assert [s.name for s in p.subjects] == ["grey_cube"]
+    assert sorted(s.name for s in plan_of("A red ball and a red sphere fall.").subjects) == ["red_ball", "red_sphere"]
+    assert sorted(s.name for s in plan_of("A red ball falls; the blue sphere rolls.").subjects) == \
+        ["blue_sphere", "red_ball"]
+
+
 def test_no_physical_claim_and_unknown_nouns():
     p = plan_of("A beautiful sunset over the ocean.")
     assert p.claims == [] and "no physical claim" in p.notes[0]
