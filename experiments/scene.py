@@ -34,7 +34,6 @@ from generate.data import frame_camera
 from sim.camera import focal_length_px
 from sim.camera import project as project_points
 from sim.engine import simulate
-from sim.scenes import framing_camera
 from sim.types import ObjectSpec, SceneSpec, Trajectory
 from veriphy.errors import UserError
 
@@ -88,7 +87,9 @@ def mirrored_view(spec: SceneSpec) -> SceneSpec:
     """``spec`` seen from the other side: its camera reflected in the plane y = 0 (eye, target and up). For a
     scene symmetric about that plane (:func:`mirror_asymmetries`) the picture is the mirror image of the
     original: a point at image x is at W - x (the projection's centre is x = W/2), at the same row and depth.
-    The physics is untouched (the trajectory is the same); a scene that is not symmetric is refused."""
+    The physics is untouched (the trajectory is the same); a scene that is not symmetric is refused. (The scene
+    reflected in x, ``generate.data.mirror_x``, also moves the other way, but is simulated again, so its
+    trajectory is the mirror image only up to the solver's rounding; here both views share one solve.)"""
     problems = mirror_asymmetries(spec)
     if problems:
         raise UserError("cannot be mirrored by viewing it from the other side, since it is not symmetric about "
@@ -142,7 +143,7 @@ class PathFraming(Framing):
     ``floor_room``: the least fraction of the picture's height left between the object's lowest point (its
     bottom where it lies on the floor) and the picture's bottom edge. A tall path framed tightly puts the landed
     object at the bottom edge, where the tiny model draws it faint and the tracker loses it; the framing then
-    extends below the floor just enough (:func:`floor_room_box_bottom`). A path whose framing
+    extends below the floor just enough (``generate.data.floor_room_box_bottom``). A path whose framing
     already leaves that room (a wide one) keeps its camera."""
 
     def __init__(self, margin: float = 1.15, floor_room: float = 0.0, mirror: MirrorRule = "never"):
@@ -161,46 +162,8 @@ class PathFraming(Framing):
         traj = simulate(fitted)  # the camera does not change the physics: one solve finds the path to frame
         if not traj.ok or (object_name is not None and object_name not in traj.object_names):
             return fitted  # simulate_scene reports the failure or the unknown name
-        framed = frame_camera(fitted, traj, width_px=size.width, height_px=size.height, margin=self.margin,
-                              object_name=object_name)
-        if self.floor_room == 0.0:
-            return framed
-        # The box frame_camera frames: the path's x extent and heights 0 (the floor) to its top, in m.
-        name = object_name or spec.objects[0].name
-        pos = np.asarray(traj.position_m)[traj.index(name)]
-        r = fitted.object(name).bounding_radius_m
-        x0, x1 = float(pos[:, 0].min() - r), float(pos[:, 0].max() + r)
-        z_low, z1 = float(pos[:, 2].min() - r), float(pos[:, 2].max() + r)
-        camera = framed.camera
-        tan_v = math.tan(math.radians(camera.fov_deg) / 2)
-        tan_h = tan_v * size.width / size.height
-        bottom = floor_room_box_bottom(x1 - x0, z_low, z1, floor_room=self.floor_room, margin=self.margin,
-                                       tan_h=tan_h, tan_v=tan_v)
-        if bottom >= 0.0:
-            return framed
-        camera = framing_camera(x0, x1, bottom, z1, fov_deg=camera.fov_deg, width_px=size.width,
-                                height_px=size.height, margin=self.margin)
-        return SceneSpec.model_validate({**framed.model_dump(mode="python"),
-                                         "camera": camera.model_dump(mode="python")})
-
-
-def floor_room_box_bottom(width_m: float, z_low_m: float, z_top_m: float, *, floor_room: float, margin: float,
-                          tan_h: float, tan_v: float) -> float:
-    """The highest bottom z (m, at most 0: the floor) of a box ``width_m`` wide reaching up to ``z_top_m`` whose
-    framing (``sim.scenes.framing_camera``: ``margin`` times the tightest fit, the camera level at the box's
-    centre) leaves ``floor_room`` of the picture's height between ``z_low_m`` and the picture's bottom edge.
-
-    In the plane y = 0 the picture is 2 H tall, centred on the box, H = margin * max(width_m / 2 * tan_v /
-    tan_h, (z_top_m - bottom) / 2) (the wider or the taller fit). The room z_low - (centre - H) - floor_room *
-    2 H grows as the bottom is lowered (floor_room < 1/2), for either fit; the answer is the larger of the two
-    bottoms that zero it, one per fit."""
-    keep = 1.0 - 2.0 * floor_room
-    half_wide = margin * width_m / 2 * tan_v / tan_h
-    # Wide fit (H fixed by the width): z_low - (z_top + b) / 2 + keep * H = 0.
-    bottom_wide = 2.0 * (z_low_m + keep * half_wide) - z_top_m
-    # Tall fit (H = margin * (z_top - b) / 2): z_low - (z_top + b) / 2 + keep * margin * (z_top - b) / 2 = 0.
-    bottom_tall = (2.0 * z_low_m - z_top_m + keep * margin * z_top_m) / (1.0 + keep * margin)
-    return min(0.0, max(bottom_wide, bottom_tall))
+        return frame_camera(fitted, traj, width_px=size.width, height_px=size.height, margin=self.margin,
+                            object_name=object_name, floor_room=self.floor_room)
 
 
 @dataclass(frozen=True)

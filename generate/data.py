@@ -43,6 +43,9 @@ from generate.tiny import split_words, word_tokenizer
 from sim import scenes
 from sim.engine import simulate
 from sim.scenes import framing_camera
+
+#: The vertical field of view (degrees) of the cameras ``frame_camera`` places (``sim.scenes.framing_camera``'s).
+FRAMING_FOV_DEG = 50.0
 from sim.types import SceneSpec, Trajectory
 from veriphy.files import dumps_json, load_npz, read_json, save_npz, write_json
 from veriphy.hashing import sha256_json
@@ -121,17 +124,44 @@ def mirror_x(spec: SceneSpec) -> SceneSpec:
 
 
 def frame_camera(spec: SceneSpec, traj: Trajectory, *, width_px: int, height_px: int,
-                 margin: float = 1.15, object_name: str | None = None) -> SceneSpec:
+                 margin: float = 1.15, object_name: str | None = None, floor_room: float = 0.0) -> SceneSpec:
     """``spec`` with its camera replaced by one that frames an object's whole path (default: the first
-    object, the ball) and the floor below it."""
+    object, the ball) and the floor below it. ``floor_room``: the least fraction of the picture's height left
+    below the object's lowest point; the framed box extends below the floor just enough
+    (:func:`floor_room_box_bottom`)."""
     name = object_name or spec.objects[0].name
     pos = np.asarray(traj.position_m)[traj.index(name)]
     r = spec.object(name).bounding_radius_m
     x0, x1 = float(pos[:, 0].min() - r), float(pos[:, 0].max() + r)
     z1 = float(pos[:, 2].max() + r)
-    camera = framing_camera(x0, x1, 0.0, z1, width_px=width_px, height_px=height_px, margin=margin)
+    bottom = 0.0
+    if floor_room > 0.0:
+        tan_v = math.tan(math.radians(FRAMING_FOV_DEG) / 2)
+        bottom = floor_room_box_bottom(x1 - x0, float(pos[:, 2].min() - r), z1, floor_room=floor_room, margin=margin,
+                                       tan_h=tan_v * width_px / height_px, tan_v=tan_v)
+    camera = framing_camera(x0, x1, bottom, z1, fov_deg=FRAMING_FOV_DEG, width_px=width_px, height_px=height_px,
+                            margin=margin)
     fields = camera.model_dump(mode="python")
     return SceneSpec.model_validate({**spec.model_dump(mode="python"), "camera": fields})
+
+
+def floor_room_box_bottom(width_m: float, z_low_m: float, z_top_m: float, *, floor_room: float, margin: float,
+                          tan_h: float, tan_v: float) -> float:
+    """The highest bottom z (m, at most 0: the floor) of a box ``width_m`` wide reaching up to ``z_top_m`` whose
+    framing (``sim.scenes.framing_camera``: ``margin`` times the tightest fit, the camera level at the box's
+    centre) leaves ``floor_room`` of the picture's height between ``z_low_m`` and the picture's bottom edge.
+
+    In the plane y = 0 the picture is 2 H tall, centred on the box, H = margin * max(width_m / 2 * tan_v /
+    tan_h, (z_top_m - bottom) / 2) (the wider or the taller fit). The room z_low - (centre - H) - floor_room *
+    2 H grows as the bottom is lowered (floor_room < 1/2), for either fit; the answer is the larger of the two
+    bottoms that zero it, one per fit."""
+    keep = 1.0 - 2.0 * floor_room
+    half_wide = margin * width_m / 2 * tan_v / tan_h
+    # Wide fit (H fixed by the width): z_low - (z_top + b) / 2 + keep * H = 0.
+    bottom_wide = 2.0 * (z_low_m + keep * half_wide) - z_top_m
+    # Tall fit (H = margin * (z_top - b) / 2): z_low - (z_top + b) / 2 + keep * margin * (z_top - b) / 2 = 0.
+    bottom_tall = (2.0 * z_low_m - z_top_m + keep * margin * z_top_m) / (1.0 + keep * margin)
+    return min(0.0, max(bottom_wide, bottom_tall))
 
 
 def recolour(spec: SceneSpec, *, ball_rgb, floor_rgb) -> SceneSpec:
@@ -417,5 +447,6 @@ def dataset_fingerprint(dataset: ClipDataset) -> str:
 __all__ = [
     "BALL_COLOURS", "FLOOR_COLOURS", "BACKGROUND_COLOURS", "ClipSample", "SceneSampler", "ClipDataset",
     "make_clip", "prompt_for", "prompt_vocabulary", "prompt_tokenizer", "mirror_x", "frame_camera",
+    "floor_room_box_bottom", "FRAMING_FOV_DEG",
     "frame_windows", "after_contact_window", "render_control", "dataset_fingerprint", "dumps_json",
 ]

@@ -68,6 +68,13 @@ def rgb_to_lab(rgb: np.ndarray) -> np.ndarray:
     return lab.astype(np.float64)
 
 
+def delta_e(rgb: np.ndarray, lab: np.ndarray) -> np.ndarray:
+    """CIE76 colour difference of each of the (..., 3) sRGB colours (0..255) from the CIELAB colour ``lab`` (3,)
+    -> (...,) float: Euclidean distance in L*a*b* (about 2.3 is a just noticeable difference)."""
+    rgb = np.asarray(rgb, np.float64)
+    return np.linalg.norm(rgb_to_lab(rgb.reshape(-1, 3)) - np.asarray(lab, np.float64), axis=-1).reshape(rgb.shape[:-1])
+
+
 def _hue_chroma(lab: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.degrees(np.arctan2(lab[..., 2], lab[..., 1])) % 360.0, np.hypot(lab[..., 1], lab[..., 2])
 

@@ -604,11 +604,11 @@ class BackgroundGrounder:
     def run(self, op: GroundOp, inputs: OperationInputs, video: VideoContext) -> list[Track]:
         subject = inputs.subjects.get(op.subject) or SubjectSpec(name=op.subject, noun=op.subject)
         result = self.track_all(video)
-        plural = named_plural(subject, inputs.prompt)
+        plural = subject.is_group(inputs.prompt)
         subjects = [subject] + [s for n, s in inputs.subjects.items() if n != op.subject]
         cands = self.identities(video)
         bound = grounding.ground_subjects(subjects, cands, inputs.prompt,
-                                          {s.name: named_plural(s, inputs.prompt) for s in subjects},
+                                          {s.name: s.is_group(inputs.prompt) for s in subjects},
                                           self.weights)
         members, evidence = bound[subject.name]
         tracks = [_renamed(cands[j].track, subject.name, j, binding=evidence) for j in members]
@@ -632,11 +632,6 @@ def _renamed(tr: Track, subject: str, identity: int, **meta: Any) -> Track:
     return Track(subject=subject, identity=identity, boxes_xyxy=tr.boxes_xyxy, centroid_px=tr.centroid_px,
                  area_px=tr.area_px, visible=tr.visible, coasted=tr.coasted, touches_border=tr.touches_border,
                  times_s=tr.times_s, backend=tr.backend, meta={**tr.meta, **meta})
-
-
-def named_plural(subject: SubjectSpec, prompt: str) -> bool:
-    """Does the prompt name several instances of the subject (``SubjectSpec.is_group``)?"""
-    return subject.is_group(prompt)
 
 
 def _splice(track: Track, other: Track, start: int) -> Track:

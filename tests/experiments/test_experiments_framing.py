@@ -13,9 +13,9 @@ from hydra.utils import instantiate
 from omegaconf import OmegaConf
 
 from control.depth import DepthControl
-from experiments.scene import (PathFraming, TemplateFraming, floor_room_box_bottom, measurability_problems,
-                               mirrored_view, simulate_scene)
+from experiments.scene import PathFraming, TemplateFraming, measurability_problems, mirrored_view, simulate_scene
 from experiments.types import SceneRequirements, VideoSize
+from generate.data import floor_room_box_bottom
 from sim.camera import project
 from veriphy.errors import UserError
 

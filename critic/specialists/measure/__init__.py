@@ -32,7 +32,6 @@ from critic.specialists.measure.fall import free_fall, support
 from critic.specialists.measure.penetration import penetration
 from critic.specialists.measure.rest import rest
 from critic.specialists.measure.size import size_constancy
-from critic.specialists.tracking import named_plural
 from critic.types import QUANTITY_SPECS, Measurement, MeasureOp, OperationInputs, VideoContext
 
 __all__ = ["MEASURES", "TrackMeasurer", "check_measures", "withhold_if_doubtful"]
@@ -107,7 +106,7 @@ class TrackMeasurer:
             # a jump that splits the subject's track in two, or an instance that appears from nothing, is only
             # visible across the subject's tracks (a singular subject should have one)
             spec = inputs.subjects.get(op.subject)
-            singular = spec is not None and not named_plural(spec, inputs.prompt) and (spec.count or 1) == 1
+            singular = spec is not None and not spec.is_group(inputs.prompt) and (spec.count or 1) == 1
             found = across(inputs.tracks.get(op.subject, ()), video, self.tolerances, singular)
             if found is not None:
                 result = found

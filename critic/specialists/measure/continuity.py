@@ -274,8 +274,7 @@ def split_jumps(tracks: Sequence[Track], video: VideoContext, tol: Tolerances, s
             miss = float(np.linalg.norm(b.centroid_px[first] - (a.centroid_px[last] + vel * (first - last)))) / r
             area_a, area_b = float(a.area_px[last]), float(b.area_px[first])
             alike = area_a > 0 and area_b > 0 and max(area_a, area_b) <= 1.5 * min(area_a, area_b)
-            lab_a, lab_b = subject_lab(video, a, last), subject_lab(video, b, first)
-            alike = alike and (lab_a is None or lab_b is None or float(np.linalg.norm(lab_a - lab_b)) <= 20.0)
+            alike = alike and _same_colour(video, a, last, b, first)
             if (miss > tol.teleport_radii + first - last and alike and not _still_there(video, a, last, first)
                     and not _still_there(video, b, first, last)):
                 return measurement("contradicted", req, f"jump of {miss:.1f} radii between frames {last} and {first} "
@@ -411,11 +410,8 @@ def _still_there(video: VideoContext, track: Track, a: int, b: int, max_delta_e:
         return True
     if float(np.abs(patch[b] - bg).max(axis=-1).mean()) <= 20.0:
         return False  # the usual picture: emptied
-    lab = subject_lab(video, track, a)
-    if lab is None:
-        return True
-    shows = [int((np.linalg.norm(rgb_to_lab(patch[k].reshape(-1, 3).astype(np.float64)) - lab, axis=-1)
-                  <= max_delta_e).sum()) for k in (a, b)]
+    lab = _lab_in(patch, bg, a)
+    shows = [int((colours.delta_e(patch[k], lab) <= max_delta_e).sum()) for k in (a, b)]
     return shows[1] >= min_share * max(shows[0], 1)
 
 
@@ -424,9 +420,11 @@ def subject_lab(video: VideoContext, track: Track, k: int, min_diff: float = 20.
     clip's usual picture there (channel-max difference over ``min_diff``), or of the box's central pixels when
     too few differ (a resting body the median has absorbed); None when the box is empty."""
     found = _box_patch(video, track, k)
-    if found is None:
-        return None
-    patch, bg = found
+    return None if found is None else _lab_in(*found, k, min_diff)
+
+
+def _lab_in(patch: np.ndarray, bg: np.ndarray, k: int, min_diff: float = 20.0) -> np.ndarray:
+    """:func:`subject_lab` of a box's pixels ``patch`` (T, h, w, 3) and its usual picture ``bg`` (h, w, 3)."""
     now = patch[k]
     differs = np.abs(now - bg).max(axis=-1) > min_diff
     if differs.sum() >= 3:
@@ -451,23 +449,36 @@ def _colour_near(video: VideoContext, track: Track, k: int, frames: Iterable[int
     ok = observed(track)
     usual = float(np.median(track.area_px[ok])) if ok.any() else 0.0
     need = max(2.0, min_share * usual)
-    h, w = video.frames.shape[1:3]
     speed = float(np.linalg.norm(vel)) if np.isfinite(vel).all() else 0.0
     for j in frames:
         steps = abs(j - k)
         c = centre + (vel if np.isfinite(vel).all() else 0.0) * steps
-        reach = 3.0 * r + speed * steps
-        x0, x1 = int(max(np.floor(c[0] - reach), 0)), int(min(np.ceil(c[0] + reach), w - 1))
-        y0, y1 = int(max(np.floor(c[1] - reach), 0)), int(min(np.ceil(c[1] + reach), h - 1))
-        if x1 < x0 or y1 < y0:
-            continue
-        region = video.frames[j, y0:y1 + 1, x0:x1 + 1]
-        yy, xx = np.mgrid[y0:y1 + 1, x0:x1 + 1]
-        inside = (xx - c[0]) ** 2 + (yy - c[1]) ** 2 <= reach ** 2
-        delta = np.linalg.norm(rgb_to_lab(region[inside].astype(np.float64)) - lab, axis=-1)
-        if int((delta <= max_delta_e).sum()) >= need:
+        if colour_pixels(video, j, c, lab, 3.0 * r + speed * steps, max_delta_e)[0] >= need:
             return True
     return False
+
+
+def colour_pixels(video: VideoContext, frame: int, centre: np.ndarray, lab: np.ndarray, reach_px: float,
+                  max_delta_e: float = 15.0) -> tuple[int, np.ndarray]:
+    """The pixels of frame ``frame`` within ``reach_px`` of ``centre`` (x, y px) whose colour is within
+    ``max_delta_e`` CIELAB units of ``lab`` (the subject's own area there, whatever blob the tracker drew):
+    their count and their centroid (x, y px; NaN when there are none)."""
+    c = np.asarray(centre, float)
+    h, w = video.frames.shape[1:3]
+    none = (0, np.full(2, np.nan))
+    if not np.isfinite(c).all():
+        return none
+    x0, x1 = int(max(np.floor(c[0] - reach_px), 0)), int(min(np.ceil(c[0] + reach_px), w - 1))
+    y0, y1 = int(max(np.floor(c[1] - reach_px), 0)), int(min(np.ceil(c[1] + reach_px), h - 1))
+    if x1 < x0 or y1 < y0:
+        return none
+    yy, xx = np.mgrid[y0:y1 + 1, x0:x1 + 1]
+    inside = (xx - c[0]) ** 2 + (yy - c[1]) ** 2 <= reach_px ** 2
+    fits = np.zeros_like(inside)
+    fits[inside] = colours.delta_e(video.frames[frame, y0:y1 + 1, x0:x1 + 1][inside], lab) <= max_delta_e
+    if not fits.any():
+        return none
+    return int(fits.sum()), np.array([xx[fits].mean(), yy[fits].mean()])
 
 
 def _same_look(video: VideoContext, track: Track, a: int, b: int, max_delta_e: float = 20.0) -> bool:
@@ -476,9 +487,14 @@ def _same_look(video: VideoContext, track: Track, a: int, b: int, max_delta_e: f
     aa, ab = float(track.area_px[a]), float(track.area_px[b])
     if aa <= 0 or ab <= 0 or track.touches_border[a] or track.touches_border[b]:
         return False
-    if max(aa, ab) > 1.5 * min(aa, ab):
-        return False
-    lab_a, lab_b = subject_lab(video, track, a), subject_lab(video, track, b)
+    return max(aa, ab) <= 1.5 * min(aa, ab) and _same_colour(video, track, a, track, b, max_delta_e)
+
+
+def _same_colour(video: VideoContext, track_a: Track, a: int, track_b: Track, b: int,
+                 max_delta_e: float = 20.0) -> bool:
+    """Is ``track_a``'s subject colour at frame ``a`` within ``max_delta_e`` CIELAB units of ``track_b``'s at frame
+    ``b`` (True when either cannot be read)? A blob of another colour is another body."""
+    lab_a, lab_b = subject_lab(video, track_a, a), subject_lab(video, track_b, b)
     return lab_a is None or lab_b is None or float(np.linalg.norm(lab_a - lab_b)) <= max_delta_e
 
 

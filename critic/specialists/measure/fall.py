@@ -148,10 +148,10 @@ def _pauses_in_fall(track: Track, r: float) -> list[tuple[int, int]]:
 def _released_unsupported(track: Track, video: VideoContext, r: float, hover_radii: float) -> list[tuple[int, int]]:
     """Stationary runs from which the subject then comes down, with nothing under it to have held it: well above
     the floor line (``hover_radii`` radii or more; with no floor line, above the lowest point it then comes down
-    to), falling straight (no sideways travel on the way out: a body
-    that rolls off a ledge moves sideways first), and the clip's usual picture just under the body the same as just
-    over it (one uniform backdrop: no shelf, ramp, body or hand beneath). A body held still in mid-air and then let
-    go by nothing in view hovered, wherever in the clip that happens (before any landing too)."""
+    to), falling straight (no sideways travel on the way out: a body that rolls off a ledge moves sideways first),
+    and the clip's usual picture just under the body the same as just over it (one uniform backdrop: no shelf,
+    ramp, body or hand beneath). A body held still in mid-air and then let go by nothing in view hovered, wherever
+    in the clip that happens (before any landing too)."""
     floor = floor_row_of(track)
     ok = observed(track)
     y, x = track.centroid_px[:, 1], track.centroid_px[:, 0]

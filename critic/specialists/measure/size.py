@@ -10,10 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 from critic.specialists.base import unknown
-from critic.specialists.colour import rgb_to_lab
 from critic.specialists.kinematics import observed, runs, size_radius, stationary_runs
 from critic.specialists.measure.common import Tolerances, measurement
-from critic.specialists.measure.continuity import subject_lab
+from critic.specialists.measure.continuity import colour_pixels, subject_lab
 from critic.types import Measurement, MeasureOp, Track, VideoContext
 
 
@@ -148,7 +147,7 @@ def _size_change_doubt(track: Track, video: VideoContext, raw: np.ndarray, level
     """Why a size change the box shows is not one the instrument can stand behind ("" when it is):
     the blob's pixel area must change with its box (a rotating non-round object changes its box, not its
     area), by more than pixel quantisation, and not in a single frame (two blobs merging or splitting) unless the
-    subject's own colour grows or shrinks with it (``colour_area``: a blob merged with another body, or split from
+    subject's own colour grows or shrinks with it (``colour_pixels``: a blob merged with another body, or split from
     it, changes its area, not the area of the subject's colour around it).
 
     ``raw`` (T,) box radius / ``med`` px on reliable frames (NaN elsewhere), ``level`` (T,) its three-frame
@@ -183,35 +182,6 @@ def _size_change_doubt(track: Track, video: VideoContext, raw: np.ndarray, level
     return ""
 
 
-
-def colour_pixels(video: VideoContext, frame: int, centre: np.ndarray, lab: np.ndarray, reach_px: float,
-                  max_delta_e: float = 15.0) -> tuple[int, np.ndarray]:
-    """The pixels of frame ``frame`` within ``reach_px`` of ``centre`` (x, y px) whose colour is within
-    ``max_delta_e`` CIELAB units of ``lab`` (the subject's own area there, whatever blob the tracker drew):
-    their count and their centroid (x, y px; NaN when there are none)."""
-    c = np.asarray(centre, float)
-    h, w = video.frames.shape[1:3]
-    none = (0, np.full(2, np.nan))
-    if not np.isfinite(c).all():
-        return none
-    x0, x1 = int(max(np.floor(c[0] - reach_px), 0)), int(min(np.ceil(c[0] + reach_px), w - 1))
-    y0, y1 = int(max(np.floor(c[1] - reach_px), 0)), int(min(np.ceil(c[1] + reach_px), h - 1))
-    if x1 < x0 or y1 < y0:
-        return none
-    region = video.frames[frame, y0:y1 + 1, x0:x1 + 1].reshape(-1, 3).astype(np.float64)
-    yy, xx = np.mgrid[y0:y1 + 1, x0:x1 + 1]
-    inside = ((xx - c[0]) ** 2 + (yy - c[1]) ** 2 <= reach_px ** 2).ravel()
-    fits = inside & (np.linalg.norm(rgb_to_lab(region) - lab, axis=-1) <= max_delta_e)
-    if not fits.any():
-        return none
-    return int(fits.sum()), np.array([xx.ravel()[fits].mean(), yy.ravel()[fits].mean()])
-
-
-def colour_area(video: VideoContext, frame: int, centre: np.ndarray, lab: np.ndarray, reach_px: float) -> int:
-    """The count of :func:`colour_pixels`."""
-    return colour_pixels(video, frame, centre, lab, reach_px)[0]
-
-
 def _colour_confirms(track: Track, video: VideoContext, k0: int, k1: int) -> bool:
     """Does the subject's own colour (as at frame ``k0``) around its centre change area from ``k0`` to ``k1`` as
     the tracked blob does (the same way, within a factor 1.3)? Then the body itself changed size; a blob merged with
@@ -221,8 +191,8 @@ def _colour_confirms(track: Track, video: VideoContext, k0: int, k1: int) -> boo
     if lab is None or a0 <= 0 or a1 <= 0:
         return False
     reach = 2.0 * float(np.sqrt(max(a0, a1) / np.pi)) + 2.0
-    c0 = colour_area(video, k0, track.centroid_px[k0], lab, reach)
-    c1 = colour_area(video, k1, track.centroid_px[k1], lab, reach)
+    c0 = colour_pixels(video, k0, track.centroid_px[k0], lab, reach)[0]
+    c1 = colour_pixels(video, k1, track.centroid_px[k1], lab, reach)[0]
     if c0 < 4 or c1 < 4:
         return False
     blob, own = a1 / a0, c1 / c0
@@ -260,7 +230,8 @@ def _resting_size_change(track: Track, video: VideoContext, tol: Tolerances, min
             lab2 = subject_lab(video, track, s2)
             if (s2 - end <= 4 and float(np.linalg.norm(c[s2] - c[end])) <= r and lab2 is not None
                     and float(np.linalg.norm(lab2 - lab)) <= 15.0):
-                end, _ = e2, used.add(j)
+                end = e2
+                used.add(j)
         reach = 2.5 * r + 2.0
         last_seen = s
         areas = []
@@ -275,7 +246,7 @@ def _resting_size_change(track: Track, video: VideoContext, tol: Tolerances, min
         areas = np.asarray(areas, float)
         if len(areas) < 2 * min_side:
             continue
-        ring = colour_area(video, s, c[s], lab, 2.0 * reach) - areas[0]
+        ring = colour_pixels(video, s, c[s], lab, 2.0 * reach)[0] - areas[0]
         if areas[0] < 4 or ring > areas[0] / 3:
             continue
         best = None
