@@ -228,7 +228,7 @@ OP_NAMES: tuple[str, ...] = ("ground", "count", "measure", "depth", "read", "hea
 #: The track-based physical measurements of ``measure`` (docs/architecture.md §5 "Track-based measurements"). What
 #: the plan language knows about each one is in :data:`QUANTITY_SPECS`.
 Quantity = Literal["free_fall", "support", "bounce", "penetration", "continuity", "permanence", "size_constancy",
-                   "direction", "collision_response", "rest", "contact"]
+                   "direction", "collision_response", "rest", "still", "contact"]
 QUANTITIES: tuple[str, ...] = Quantity.__args__  # type: ignore[attr-defined]
 
 #: Event windows of the operations other than ``measure`` (``hear``: the first matching sound; ``read``: frames
@@ -307,6 +307,9 @@ QUANTITY_SPECS: dict[str, QuantitySpec] = {
     "collision_response": QuantitySpec(events=("contact",), needs_partner=True, surface=True, counts_events=True),
     # from coming to rest to the end of the clip
     "rest": QuantitySpec(events=("rest",), surface=True),
+    # a state over the whole clip ("sits still", "stays where it is"): the frames it is measured still over, or
+    # those of the move that breaks it
+    "still": QuantitySpec(events=("still",)),
     # frames where the subject moves in the claimed direction
     "direction": QuantitySpec(events=("motion",), directional=True),
     "continuity": QuantitySpec(implicit=ImplicitObligation(Expect(), "moves continuously (no teleport)")),

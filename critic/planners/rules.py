@@ -182,6 +182,9 @@ def _v(spec: str) -> str:
     return words_re(verb_forms(spec))
 
 
+#: a clause whose subject is a quantifier over bodies ("everything else", "nothing", "the rest"), not one named body
+QUANTIFIER_SUBJECT_RE = re.compile(r"\b(?:everything|everyone|everybody|nothing|nobody|anything|all else|the rest|"
+                                   r"all (?:the )?other|every other|each other one|all of (?:the )?others)\b")
 _PASSIVE_RE = re.compile(r"\b(?:is|are|was|were|be|been|being|gets?|got|getting)\s+(?:\w+ly\s+)?(?:then\s+)?$")
 
 #: order matters: multi-word verbs first, and a matched stretch is masked before later patterns run
@@ -189,6 +192,15 @@ EVENTS: list[EventPattern] = [
     _p("topple", r"\b(?:topples?|toppled|toppling|tips? over|tipped over|tipping over|falls? over|fell over|"
                  r"keels? over|(?:is|are|was|were|gets?|got|being)\s+knocked\s+(?:over|down))\b",
        "direction", "motion", direction="down"),
+    # a state over the clip, not the end of a motion ("comes to rest"): "sits still", "lies motionless", "stays
+    # where it is", "stands on the floor without moving" ("is still rolling" is not one)
+    _p("still", r"\b(?:(?:stays?|stayed|staying|remains?|remained|remaining|keeps?|kept|sits?|sitting|sat|stands?|"
+                r"standing|stood|lies|lying|lay|rests?|resting|is|are|was|were)\s+(?:perfectly\s+|completely\s+|"
+                r"totally\s+|entirely\s+|quite\s+)?(?:still(?!\s+\w+ing\b)|motionless|stationary|unmoving|immobile|"
+                r"in place|put|where (?:it|they) (?:is|are|was|were|stands?|lies|lie|sits?))|"
+                r"(?:stays?|stayed|remains?|remained|sits?|sat|stands?|stood|lies|lay|rests?)\s+(?:[\w-]+\s+){0,4}?"
+                r"without (?:moving|any motion|motion)|(?:does not|doesn't|do not|don't|never)\s+(?:move|moves|budge))\b",
+       "still", "still"),
     _p("rest", r"\b(?:comes? to (?:a )?(?:rest|stop|halt|standstill)|came to (?:a )?(?:rest|stop|halt|standstill)|"
                r"coming to (?:a )?(?:rest|stop|halt)|rests?|rested|settles?|settled|stops?|stopped|"
                r"(?:stays?|stayed|remains?|remained|remaining|staying)\s+(?:still|motionless|stationary|in place|"
@@ -249,6 +261,7 @@ PATTERNS = {p.name: p for p in EVENTS}
 ORDER_WINDOWS: dict[str, dict[str, tuple[str, ...]]] = {
     "free_fall": {"first": ("airborne",), "then": ("fall_after_contact", "landing")},
     "rest": {"first": ("rest_onset",), "then": ("rest_onset", "rest")},
+    "still": {"first": (), "then": ()},
     "direction": {"first": ("motion",), "then": ()},
 }
 #: a lasting window that may be the earlier operand only of the events that end it (motion ends when rest begins)
@@ -452,6 +465,7 @@ class RulesPlanner:
         self._numbered(st)
         cls = self._clauses(st)
         masked = self._events(st, cls)
+        self._still_around_motion(st, cls)
         self._judged(st, cls)
         self._texts(st)
         self._sounds(st, masked, cls)
@@ -620,6 +634,10 @@ class RulesPlanner:
                 continue
             for k, (s, e, pat, m) in enumerate(hits):
                 described = _participle_subject(low, s, e, st.mentions)
+                if described is None and QUANTIFIER_SUBJECT_RE.search(low, clause.start, s):
+                    # "everything else is motionless": the subject is no body the prompt named, not the last one
+                    b.notes.append(f"a quantifier, not a named body, is the subject of '{low[s:e]}' at {s}")
+                    continue
                 actors = st.subject_before(clause.start, s) if described is None else described
                 after = [x.subject for x in st.mentions if e <= x.span[0] < clause.end]
                 passive = bool(_PASSIVE_RE.search(low[max(0, s - 24):s]))
@@ -641,6 +659,46 @@ class RulesPlanner:
                     clause.events.append(event)
                 masked = masked[:s] + " " * (e - s) + masked[e:]
         return masked
+
+    @staticmethod
+    def _still_around_motion(st: ParseState, cls: list[Clause]) -> None:
+        """"Sits still" of a body the prompt also moves is not stillness over the whole clip. After its motion
+        ("rolls to the right, then stays still") it is the rest that ends it: its check becomes ``rest``. Before
+        a motion ("stays still, then rolls away") no instrument window says until when: the judge answers it."""
+        b = st.builder
+        events = [ev for clause in cls for ev in clause.events]
+        for ev in events:
+            if ev.kind != "still" or ev.op is None:
+                continue
+            subject = ev.subjects[0]
+            moves = [o for o in events if o is not ev and o.quantity is not None and o.kind not in ("still", "static")
+                     and subject in o.subjects]
+            if not moves:
+                continue
+            k = next(i for i, o in enumerate(b.ops) if o.id == ev.op)
+            old = b.ops[k]
+            if any(o.span[0] > ev.span[0] for o in moves):
+                del b.ops[k]
+                b._op_keys.pop(old.model_dump_json(exclude={"id"}), None)
+                judge = b.op(JudgeOp, claim=ev.claim,
+                             question=f"Does this happen in the video? {b.prompt[ev.span[0]:ev.span[1]]}")
+                b.obligations = [ob.model_copy(update={"check": judge, "text": "still before its motion: judged"})
+                                 if ob.check == old.id else ob for ob in b.obligations]
+                ev.quantity, ev.op = None, None
+                continue
+            new = old.model_copy(update={"quantity": "rest"})
+            key = new.model_dump_json(exclude={"id"})
+            same = b._op_keys.get(key)
+            if same is None:  # the rest check takes the still check's place
+                b.ops[k] = new
+                b._op_keys[key] = old.id
+                same = old.id
+            else:  # the prompt asks for that rest already: one check serves both claims
+                del b.ops[k]
+            b._op_keys.pop(old.model_dump_json(exclude={"id"}), None)
+            b.obligations = [ob.model_copy(update={"check": same, "text": "still: rest (the body also moves)"})
+                             if ob.check == old.id else ob for ob in b.obligations]
+            ev.quantity, ev.op = "rest", same
 
     def _ellipsis(self, st: ParseState, prev: Clause, clause: Clause) -> None:
         """"The red ball lands before the blue one (does)": a clause after an order connective that names a new

@@ -10,6 +10,8 @@ lightness. Every reference is a plain sRGB triple, so the table can be read and 
 
 from __future__ import annotations
 
+import re
+
 import cv2
 import numpy as np
 
@@ -59,6 +61,17 @@ HUE_SCALE_DEG = 60.0
 def known(name: str | None) -> bool:
     """Whether ``name`` is a colour this module can measure."""
     return bool(name) and (name.lower() in REFERENCES or name.lower() in ACHROMATIC)
+
+
+def named_in(text: str) -> list[str]:
+    """The colour names this module can measure that ``text`` uses (aliases resolved, lower case, first use
+    first, each once): ``named_in("a violet cube and a red ball")`` -> ``["purple", "red"]``."""
+    out: list[str] = []
+    for word in re.findall(r"[a-z]+", text.lower()):
+        name = ALIASES.get(word, word)
+        if known(name) and name not in out:
+            out.append(name)
+    return out
 
 
 def rgb_to_lab(rgb: np.ndarray) -> np.ndarray:

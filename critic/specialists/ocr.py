@@ -4,10 +4,14 @@ Only the frames the operation declares are read: where ``where`` names a subject
 its box; otherwise ``frames`` frames spread over the clip. Text is compared case- and space-insensitively with
 a similarity ratio (difflib); the read text is evidence, never an instruction.
 
-Each read line carries Tesseract's own word confidence (0-100, the least over the line's words). A different
-text contradicts the claimed one only when it is read the same, with at least ``firm_confidence``, in two
-sampled frames: a misread of small or blurred glyphs is often stable from frame to frame (the same pixels give
-the same wrong letters), but Tesseract rarely trusts it.
+Each read line carries Tesseract's own word confidence (0-100, the least over the line's words) and the view it
+was read in: every text line is read as it is (``raw``) and binarised (``flat``, Otsu: thin light glyphs over a
+textured floor are read wrong as they are, 'BAS' for 'LAB', and right once the background is flattened). A
+different text contradicts the claimed one only when it is read the same, with at least ``firm_confidence``, in
+two sampled frames: a misread of small or blurred glyphs is often stable from frame to frame (the same pixels give
+the same wrong letters), but Tesseract rarely trusts it. A near miss (more than half of the claimed characters,
+'WATE' for 'WAIT': one letter is the commonest misread) must also be read the same in the other view of those
+frames: two views of the glyphs agree on the letter, or it is not firm.
 """
 
 from __future__ import annotations
@@ -48,25 +52,29 @@ class ReadLine:
 
     text: str
     confidence: float
+    #: how the line was read: ``raw`` (as it is), ``flat`` (binarised), ``page`` (the whole image, no line found)
+    view: str = "raw"
 
 
 class TesseractReader:
     """``read`` specialist. Missing ``tesseract`` binary -> unknown with the reason."""
 
     name = "tesseract"
-    version = "3"
+    version = "6"
 
     def __init__(self, frames: int = 6, psm: int = 6, lang: str = "eng", match: float = 0.8, min_chars: int = 3,
-                 upscale_to: int = 64, firm_confidence: float = 80.0):
+                 upscale_to: int = 64, firm_confidence: float = 80.0, near_miss: float = 0.5):
         self.frames, self.psm, self.lang = frames, psm, lang
         self.match, self.min_chars, self.upscale_to = match, min_chars, upscale_to
         #: Tesseract confidence (0-100) at or above which a read of another text is evidence against the claim
         self.firm_confidence = float(firm_confidence)
+        #: another text more similar than this to the claimed one is a near miss: both views must read it
+        self.near_miss = float(near_miss)
 
     def available(self) -> bool:
         return shutil.which("tesseract") is not None
 
-    def _ocr(self, gray: np.ndarray, psm: int) -> list[ReadLine]:
+    def _ocr(self, gray: np.ndarray, psm: int, view: str = "raw") -> list[ReadLine]:
         """The lines Tesseract reads in ``gray`` (uint8, H x W), each with its least word confidence."""
         import pytesseract
 
@@ -82,7 +90,8 @@ class TesseractReader:
             if str(word).strip():
                 key = (data["block_num"][i], data["par_num"][i], data["line_num"][i])
                 words.setdefault(key, []).append((str(word).strip(), float(data["conf"][i])))
-        return [ReadLine(" ".join(w for w, _ in line), min(c for _, c in line)) for _, line in sorted(words.items())]
+        return [ReadLine(" ".join(w for w, _ in line), min(c for _, c in line), view)
+                for _, line in sorted(words.items())]
 
     @staticmethod
     def text_lines(gray: np.ndarray, max_lines: int = 3) -> list[tuple[int, int, int, int]]:
@@ -103,10 +112,15 @@ class TesseractReader:
         return [b[:4] for b in boxes[:max_lines]]
 
     def _read(self, image: np.ndarray) -> list[ReadLine]:
-        """Text lines found in the image read one by one (``--psm 7``), else the whole image (``--psm``)."""
+        """Text lines found in the image read one by one (``--psm 7``), each as it is (``raw``) and binarised
+        (``flat``); else the whole image (``--psm``, ``page``)."""
         gray = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY)
-        lines = [line for x0, y0, x1, y1 in self.text_lines(gray) for line in self._ocr(gray[y0:y1, x0:x1], 7)]
-        return lines or self._ocr(gray, self.psm)
+        lines = []
+        for x0, y0, x1, y1 in self.text_lines(gray):
+            crop = gray[y0:y1, x0:x1]
+            flat = cv2.threshold(crop, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[1]
+            lines += self._ocr(crop, 7, "raw") + self._ocr(flat, 7, "flat")
+        return lines or self._ocr(gray, self.psm, "page")
 
     def run(self, op: ReadOp, inputs: OperationInputs, video: VideoContext) -> Measurement:
         required = f"text '{op.text}' legible"
@@ -157,11 +171,19 @@ class TesseractReader:
         # another text is evidence when one line of it is read the same, and trusted by Tesseract, in two sampled
         # frames and the claimed text is read in none: a stable confident read is what the clip shows ('HPLLO' five
         # times is not 'HELLO'); a stable read Tesseract does not trust is a misread of the same glyphs
+        claimed = normalise(op.text)
         lines: dict[str, list[int]] = {}
         for k in legible:
+            views: dict[str, set[str]] = {}
+            for x in read_lines[k]:
+                views.setdefault(normalise(x.text), set()).add(x.view)
             for line in {normalise(x.text) for x in read_lines[k] if x.confidence >= self.firm_confidence}:
-                if len(line) >= self.min_chars and line != normalise(op.text):
-                    lines.setdefault(line, []).append(k)
+                if len(line) < self.min_chars or line == claimed:
+                    continue
+                # a near miss of the claimed text is firm only where the glyphs' other view reads it too
+                if similarity(op.text, line) > self.near_miss and len(views[line] & {"raw", "flat"}) < 2:
+                    continue
+                lines.setdefault(line, []).append(k)
         stable = max(((line, ks) for line, ks in lines.items() if len(ks) >= 2), key=lambda t: (len(t[1]), t[0]),
                      default=None)
         if stable is not None:

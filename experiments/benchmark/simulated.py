@@ -57,6 +57,15 @@ class Reference:
         return None
 
 
+def _resting_clause(ref: Reference, name: str, r: float, max_move_radii: float = 0.5) -> str:
+    """The clause a body placed at rest gets: "rest" ("sits still", "stays where it is") only when the clean run
+    keeps it within ``max_move_radii`` of radius ``r`` (m) of where it starts; a body another one knocks or nudges
+    is only said to be there ("generic"), so that no truthful prompt says a moving body stays still."""
+    path = ref.positions[name]
+    moved = float(np.max(np.linalg.norm(path - path[0], axis=1))) if len(path) else 0.0
+    return "rest" if moved <= max_move_radii * r else "generic"
+
+
 def _rebound(ref: Reference, name: str, r: float) -> tuple[int, int, float] | None:
     """(landing frame, apex frame, apex height above resting (m)) of the first rebound, or None."""
     first = ref.first_impact(name, "floor")
@@ -441,7 +450,8 @@ def make_clip(rng: np.random.Generator, *, renderer: str, num_defects: int, max_
             bounces = role.bouncy and rb is not None and rb[2] >= radius_of(role.shape, spec.object(n).size_m)
             clauses.append(ClauseSpec(n, "bounce" if bounces else "fall", subject=n))
         elif role.role == "rest":
-            clauses.append(ClauseSpec(n, "rest", subject=n))
+            clauses.append(ClauseSpec(n, _resting_clause(ref, n, radius_of(role.shape, spec.object(n).size_m)),
+                                      subject=n))
         elif role.role == "throw":
             hits = ref.first_impact(n, "wall") is not None
             clauses.append(ClauseSpec(n, "throw", subject=n, direction=d))
@@ -458,7 +468,8 @@ def make_clip(rng: np.random.Generator, *, renderer: str, num_defects: int, max_
                 clauses.append(ClauseSpec(n, "roll", subject=n, direction=d))
     # a struck ball that no clause names still needs a mention when it is among the first objects
     if struck in mentioned and not any(c.other == struck for c in clauses):
-        clauses.append(ClauseSpec(struck, "rest", subject=struck))
+        r_struck = radius_of(world.roles[struck].shape, spec.object(struck).size_m)
+        clauses.append(ClauseSpec(struck, _resting_clause(ref, struck, r_struck), subject=struck))
 
     # order of two landings
     order_pair = None

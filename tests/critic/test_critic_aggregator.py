@@ -146,8 +146,8 @@ def test_p_plausible_orders_verdicts():
 
 
 def test_an_unplanned_physical_clause_keeps_the_clip_from_being_supported(tmp_path):
-    """'A red ball falls. Everything else is motionless.': the second sentence is no claim the instruments
-    check; the clip is unknown (not supported), with the clause named, in verdict.json and report.html."""
+    """'A red ball falls. Gravity is weak here.': the second sentence is no claim the instruments check; the clip
+    is unknown (not supported), with the clause named, in verdict.json and report.html."""
     from critic.planners.rules import RulesPlanner
     from critic.run import CriticComponents, critique
     from critic.testing import FakeGrounder, ScriptedSpecialist, fake_video
@@ -156,19 +156,19 @@ def test_an_unplanned_physical_clause_keeps_the_clip_from_being_supported(tmp_pa
     comp = CriticComponents(planner=RulesPlanner(), specialists=specs)
     alone = critique("fake.mp4", "A red ball falls.", comp, tmp_path / "a", video=fake_video())
     assert alone.verdict == "supported"
-    v = critique("fake.mp4", "A red ball falls. Everything else is motionless.", comp, tmp_path / "b",
+    v = critique("fake.mp4", "A red ball falls. Gravity is weak here.", comp, tmp_path / "b",
                  video=fake_video())
     assert all(c.state == "supported" for c in v.claims)
-    assert v.verdict == "unknown" and "'Everything else is motionless' (chars 18-47)" in v.reason
-    assert [(u.text, u.physical) for u in v.unplanned] == [("Everything else is motionless", True)]
+    assert v.verdict == "unknown" and "'Gravity is weak here' (chars 18-38)" in v.reason
+    assert [(u.text, u.physical) for u in v.unplanned] == [("Gravity is weak here", True)]
     assert v.p_plausible < alone.p_plausible
     page = (tmp_path / "b" / "report.html").read_text()
-    assert '<mark class="unchecked">Everything else is motionless</mark>' in page and "Not checked" in page
+    assert '<mark class="unchecked">Gravity is weak here</mark>' in page and "Not checked" in page
     # a contradicted claim still decides the clip
     specs["measure"] = ScriptedSpecialist({"default": {"state": "supported"},
                                            "free_fall": {"state": "contradicted", "window": [2, 4]}})
     comp = CriticComponents(planner=RulesPlanner(), specialists=specs)  # a fresh operation cache
-    v = critique("fake.mp4", "A red ball falls. Everything else is motionless.", comp, tmp_path / "c",
+    v = critique("fake.mp4", "A red ball falls. Gravity is weak here.", comp, tmp_path / "c",
                  video=fake_video())
     assert v.verdict == "contradicted"
 

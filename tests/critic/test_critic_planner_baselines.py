@@ -22,7 +22,7 @@ def test_ungated_measures_everything_on_every_named_object():
     plan = UngatedPlanner().plan(PROMPT).plan
     assert {s.name for s in plan.subjects} == {"red_ball", "blue_ball"}
     measures = [op for op in plan.operations if isinstance(op, MeasureOp)]
-    assert len(measures) == 2 * len(UNGATED_QUANTITIES) == 16
+    assert len(measures) == 2 * len(UNGATED_QUANTITIES) == 18
     assert {(op.subject, op.quantity) for op in measures} == {(s, q) for s in ("red_ball", "blue_ball")
                                                               for q in UNGATED_QUANTITIES}
     # no explicit claim of the prompt: every claim names its object and quantity, over the object's phrase

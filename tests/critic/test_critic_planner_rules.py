@@ -387,9 +387,13 @@ def test_every_clause_no_claim_covers_is_recorded():
     # the prompt states the opposite of the presumption: no implicit "falls when unsupported" for the cube
     assert not [op for op in p.operations if op.op == "measure" and op.quantity == "support"
                 and op.subject == "blue_cube" and op.expect.holds]
-    p = plan_of("A red ball falls. Everything else is motionless. Static shot.")
-    assert [(u.text, u.physical) for u in p.unplanned] == [("Everything else is motionless", True),
-                                                          ("Static shot", False)]
+    p = plan_of("A red ball falls. Gravity is weak here. Static shot.")
+    assert [(u.text, u.physical) for u in p.unplanned] == [("Gravity is weak here", True), ("Static shot", False)]
+    # a stillness said of no named body ("everything else") is no claim on the last body named: the judge's
+    p = plan_of("A red ball falls. Everything else is motionless.")
+    judged = checks_of(p, "Everything else is motionless")
+    assert [op.op for op in judged] == ["judge"] and p.claim(next(
+        ob.claim for ob in p.obligations if ob.check == judged[0].id)).subjects == []
 
 
 def test_spans_stay_prompt_offsets_whatever_the_characters():
@@ -405,13 +409,33 @@ def test_a_verb_form_after_a_preposition_or_article_is_a_noun():
     assert not [op for op in p.operations if op.op == "measure" and op.quantity == "contact"]
 
 
-def test_a_toy_animal_is_an_object_and_sitting_still_is_rest():
+def test_a_toy_animal_is_an_object_and_sitting_still_is_stillness():
     p = plan_of("A toy dog stands on the table while a bowl sits still nearby.")
     dog = next(s for s in p.subjects if s.noun == "dog")
     assert dog.rigid  # an object: it carries the rigid-body obligations
     assert {(p.op(ob.check).subject, p.op(ob.check).quantity) for ob in p.obligations
             if p.claim(ob.claim).kind == "explicit" and p.op(ob.check).op == "measure"} == {(dog.name, "support"),
-                                                                                          ("bowl", "rest")}
+                                                                                          ("bowl", "still")}
+
+
+@pytest.mark.parametrize("prompt, quantity", [
+    ("A red ball sits still on the floor.", "still"),
+    ("A blue cube lies motionless on the floor.", "still"),
+    ("A white cube stays where it is on the floor.", "still"),
+    ("A green block stands on the floor without moving.", "still"),
+    ("The yellow box does not move.", "still"),
+    ("A red ball rolls to the right, then stays still.", "rest"),  # the rest that ends its motion
+    ("A red ball rolls and comes to rest.", "rest"),
+    ("A red ball stays still, then rolls away.", "judge"),  # until when: no instrument window says
+    ("The red ball is still rolling across the floor.", None),  # "still" = yet
+])
+def test_stillness_over_the_clip_is_not_coming_to_rest(prompt, quantity):
+    """"Sits still" asserts a state over the clip (``still``); of a body the prompt also moves it is the rest
+    after the motion, or, before it, the judge's question."""
+    p = plan_of(prompt)
+    found = {op.quantity if op.op == "measure" else op.op for ob in p.obligations
+             if p.claim(ob.claim).kind == "explicit" for op in [p.op(ob.check)]} & {"still", "rest", "judge"}
+    assert found == ({quantity} if quantity else set()), found
 
 
 @pytest.mark.parametrize("prompt, noun, n", [

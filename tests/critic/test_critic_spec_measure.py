@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from critic.specialists import colour as colours
 from critic.specialists.counting import IdentityCounter
 from critic.specialists.measure import MEASURES, TrackMeasurer, check_measures
 from critic.specialists.tracking import BackgroundGrounder
@@ -23,8 +24,10 @@ COLOR = {"ball": "red", "red": "red", "blue": "blue"}
 
 def presumed(quantity):
     """The expectation a clean clip satisfies: the implicit one where the registry has it (penetration: the
-    subject does *not* pass into the floor), else the property asserted."""
+    subject does *not* pass into the floor), else the property asserted (the dropped ball does *not* stay still)."""
     spec = QUANTITY_SPECS[quantity]
+    if quantity == "still":
+        return {"holds": False}
     return spec.implicit.expect.model_dump(exclude_none=True) if spec.implicit is not None else {}
 
 
@@ -187,7 +190,7 @@ HOLDS_ON = {
     "free_fall": ("drop", {}), "support": ("drop", {}), "bounce": ("drop", {}), "continuity": ("drop", {}),
     "permanence": ("drop", {}), "size_constancy": ("drop", {}), "direction": ("drop", {"direction": "right"}),
     "rest": ("drop", {}), "contact": ("drop", {}), "collision_response": ("collision", {}),
-    "penetration": ("sink", {}),
+    "penetration": ("sink", {}), "still": ("resting", {}),
 }
 
 
@@ -198,7 +201,8 @@ def test_every_quantity_honours_a_claim_that_asserts_it_absent(drop, quantity):
     falling ball), and a contradiction keeps the measured evidence."""
     assert set(HOLDS_ON) == set(QUANTITY_SPECS)
     which, extra = HOLDS_ON[quantity]
-    clip = {"drop": drop, "collision": S.collision_clip(), "sink": S.sink_through_floor(drop)}[which]
+    clip = {"drop": drop, "collision": S.collision_clip(), "sink": S.sink_through_floor(drop),
+            "resting": S.drop_clip(y0=S.FLOOR_Y - S.RADIUS, vx=0.0)}[which]
     pair = {"subject": "red", "other": "blue"} if which == "collision" else {}
     present = measure(clip, quantity, holds=True, **pair, **extra)
     absent = measure(clip, quantity, holds=False, **pair, **extra)
@@ -503,6 +507,24 @@ def test_a_colour_flicker_in_one_frame_is_not_the_named_body():
     assert states == {"one frame": "contradicted", "every frame": "unknown"}, states
 
 
+
+def test_a_body_the_prompt_names_in_a_neighbouring_colour_is_not_the_missing_one():
+    """No track found the yellow cube. An orange ball (a neighbouring hue of yellow) is in every frame. When the
+    prompt names the orange ball, its pixels are the orange ball's: the yellow cube is not there (contradicted).
+    When the prompt names no orange body, the orange blob may be the yellow cube, shaded: unknown."""
+    t = 24
+    op = MeasureOp(id="m", subject="cube", quantity="permanence")
+    subjects = {"cube": SubjectSpec(name="cube", noun="cube", color="yellow")}
+    frames = np.full((t, 60, 80, 3), 150, np.uint8)
+    frames[:, 30:38, 40:48] = (235, 150, 20)
+    assert colours.colour_cost(np.array([[235, 150, 20]]), "yellow")[0] <= 1.0  # orange passes as a yellow alone
+    states = {}
+    for prompt in ("A yellow cube is in view, and an orange ball rolls.", "A yellow cube is in view."):
+        m = TrackMeasurer().run(op, OperationInputs(subjects=subjects, tracks={"cube": []}, prompt=prompt),
+                                context_from_arrays(frames, 10.0))
+        states[prompt] = m.state
+    assert list(states.values()) == ["contradicted", "unknown"], states
+
 def test_a_resting_body_that_changes_size_under_a_held_box_morphs():
     """A red block rests for 50 frames; the tracker holds its box (the median background absorbed it). From frame
     30 it is drawn at 0.7 of its size: the area of its colour at its place shows the step (contradicted over frames
@@ -556,3 +578,142 @@ def test_a_one_frame_size_step_counts_only_when_the_body_s_colour_steps_too():
         states[name] = TrackMeasurer().run(op, OperationInputs(tracks={"ball": [tr]}),
                                            context_from_arrays(frames, 10.0)).state
     assert states["merged"] != "contradicted" and states["grown"] == "contradicted", states
+
+
+def _rolling_ball_track(radii: np.ndarray, x: np.ndarray) -> Track:
+    """A ball's track (centre row 40) whose blob has radius ``radii[k]`` px at column ``x[k]``."""
+    t = len(x)
+    boxes = np.stack([x - radii, 40 - radii, x + radii, 40 + radii], 1)
+    return Track(subject="ball", identity=0, boxes_xyxy=boxes, centroid_px=np.stack([x, np.full(t, 40.0)], 1),
+                 area_px=np.pi * radii ** 2, visible=np.ones(t, bool), coasted=np.zeros(t, bool),
+                 touches_border=np.zeros(t, bool), times_s=np.arange(t) / 10.0,
+                 meta={"binding": {"by": "color", "candidates": 1, "confident": True}})
+
+
+def test_a_blob_that_shrinks_while_the_body_s_colour_does_not_is_the_segmentation():
+    """A red ball rolls right; over frames 13-17 its tracked blob shrinks to half its radius (the body crossed a
+    background the segmentation cannot tell it from). Where the red ball is drawn at its size throughout, its
+    colour says the body did not change: not contradicted. Where it is drawn as the blob: contradicted, at the
+    change."""
+    t = 30
+    x = 20.0 + 3.0 * np.arange(t)
+    yy, xx = np.mgrid[0:80, 0:160]
+    radii = np.interp(np.arange(t), [13, 17], [8.0, 4.0])  # over four frames: no one-frame merge or split
+    op = MeasureOp(id="m", subject="ball", quantity="size_constancy")
+    results = {}
+    for name in ("segmentation", "shrunk"):
+        frames = np.full((t, 80, 160, 3), 150, np.uint8)
+        for k in range(t):
+            r = radii[k] if name == "shrunk" else 8.0
+            frames[k][(xx - x[k]) ** 2 + (yy - 40) ** 2 <= r * r] = (220, 40, 40)
+        results[name] = TrackMeasurer().run(op, OperationInputs(tracks={"ball": [_rolling_ball_track(radii, x)]}),
+                                            context_from_arrays(frames, 10.0))
+    assert results["segmentation"].state == "unknown", results["segmentation"].measured
+    assert "own colour" in results["segmentation"].reason, results["segmentation"].reason
+    shrunk = results["shrunk"]
+    assert shrunk.state == "contradicted" and shrunk.window.start_frame <= 17 and shrunk.window.end_frame >= 13, \
+        (shrunk.measured, shrunk.window)
+
+
+def test_a_doubtful_size_change_does_not_hide_a_real_one_elsewhere():
+    """A red ball rolls right and is drawn at half its radius from frame 10 on. Late in the clip (from frame 40)
+    its blob doubles while its colour does not (a merge the segmentation made): that larger change is doubtful,
+    and the real one at frame 10 is still found, with its own window."""
+    t = 50
+    x = 20.0 + 2.0 * np.arange(t)
+    yy, xx = np.mgrid[0:80, 0:160]
+    drawn = np.where(np.arange(t) >= 10, 4.0, 8.0)
+    blob = np.where(np.arange(t) >= 40, 9.0, drawn)
+    frames = np.full((t, 80, 160, 3), 150, np.uint8)
+    for k in range(t):
+        frames[k][(xx - x[k]) ** 2 + (yy - 40) ** 2 <= drawn[k] ** 2] = (220, 40, 40)
+    m = TrackMeasurer().run(MeasureOp(id="m", subject="ball", quantity="size_constancy"),
+                            OperationInputs(tracks={"ball": [_rolling_ball_track(blob, x)]}),
+                            context_from_arrays(frames, 10.0))
+    assert m.state == "contradicted" and m.window.start_frame <= 9 and 10 <= m.window.end_frame <= 30, \
+        (m.measured, m.window)
+
+
+def test_a_body_said_to_stay_still_that_lifts_off_is_contradicted():
+    """A red block rests on the floor, then from frame 12 rises 30 px (pushed up, anti-gravity): "stays still" is
+    contradicted over the frames of the rise. The same track while a blue ball passes in front of the block (its
+    place never emptied: the tracker switched blobs) is not. Left where it is: supported."""
+    t = 24
+    home = np.array([40.0, 50.0])
+    rise = np.clip(np.arange(t) - 11, 0, None) * 3.0  # px up from frame 12
+    xy = home - np.stack([np.zeros(t), rise], 1)
+    op = MeasureOp(id="m", subject="block", quantity="still")
+    results = {}
+    for name in ("lifted", "occluded", "left"):
+        frames = np.full((t, 80, 100, 3), 150, np.uint8)
+        for k in range(t):
+            y = int(home[1]) if name != "lifted" else int(xy[k, 1])
+            frames[k, y - 4:y + 4, 36:44] = (220, 40, 40)
+            if name == "occluded" and k >= 12:  # a blue ball moving up over the block: the blob the track follows
+                frames[k, int(xy[k, 1]) - 4:int(xy[k, 1]) + 4, 36:44] = (40, 70, 220)
+        path = xy if name != "left" else np.tile(home, (t, 1))
+        tr = Track(subject="block", identity=0, boxes_xyxy=np.concatenate([path - 4, path + 3], 1), centroid_px=path,
+                   area_px=np.full(t, 64.0), visible=np.ones(t, bool), coasted=np.zeros(t, bool),
+                   touches_border=np.zeros(t, bool), times_s=np.arange(t) / 10.0,
+                   meta={"binding": {"by": "color", "candidates": 1, "confident": True}})
+        results[name] = TrackMeasurer().run(op, OperationInputs(tracks={"block": [tr]}), context_from_arrays(frames, 10.0))
+    lifted = results["lifted"]
+    assert lifted.state == "contradicted" and lifted.window.start_frame <= 12 <= lifted.window.end_frame, \
+        (lifted.measured, lifted.window)
+    assert results["occluded"].state != "contradicted", results["occluded"].measured
+    assert results["left"].state == "supported", (results["left"].measured, results["left"].reason)
+
+
+def test_a_body_that_rested_all_along_and_then_is_gone_has_vanished():
+    """A red ball rests on a checkered floor for 40 frames and is gone from frame 40 on: its usual picture (the
+    median over the clip) is the ball itself, yet the place now shows the floor around it: a vanishing. A blue box
+    that slides in front of it at frame 40 (covering the place and its surroundings) is an occluder: not
+    contradicted."""
+    t = 46
+    yy, xx = np.mgrid[0:60, 0:80]
+    floor = np.where(((yy // 10) + (xx // 10)) % 2 == 0, 120, 170).astype(np.uint8)
+    op = MeasureOp(id="m", subject="ball", quantity="permanence")
+    states = {}
+    for name in ("gone", "covered"):
+        frames = np.repeat(np.repeat(floor[None, :, :, None], 3, axis=3), t, axis=0).copy()
+        frames[:40][:, (xx - 40) ** 2 + (yy - 30) ** 2 <= 16] = (220, 40, 40)
+        if name == "covered":
+            frames[:40][:, (xx - 40) ** 2 + (yy - 30) ** 2 <= 16] = (220, 40, 40)
+            frames[40:, 18:42, 28:52] = (40, 70, 220)
+        seen = np.arange(t) < 40
+        xy = np.tile([40.0, 30.0], (t, 1))
+        tr = Track(subject="ball", identity=0, boxes_xyxy=np.tile([36.0, 26.0, 44.0, 34.0], (t, 1)), centroid_px=xy,
+                   area_px=np.where(seen, 49.0, 0.0), visible=seen, coasted=np.zeros(t, bool),
+                   touches_border=np.zeros(t, bool), times_s=np.arange(t) / 10.0,
+                   meta={"binding": {"by": "color", "candidates": 1, "confident": True}})
+        states[name] = TrackMeasurer().run(op, OperationInputs(tracks={"ball": [tr]}),
+                                           context_from_arrays(frames, 10.0)).state
+    assert states == {"gone": "contradicted", "covered": "supported"}, states
+
+
+def test_a_ball_that_passes_behind_a_pillar_comes_back_on_its_path():
+    """A red ball rolls right at 3 px per frame and is hidden in frames 10-13 behind a pillar that never moves (part
+    of the usual picture, so the place it left looks empty): it is seen again at frame 14 where its motion takes
+    it: occluded, not vanished. Drawn again at frame 14 where it was hidden instead (held, then going on), it did
+    not pass behind anything: it vanished and reappeared."""
+    t = 30
+    yy, xx = np.mgrid[0:60, 0:120]
+    op = MeasureOp(id="m", subject="ball", quantity="permanence")
+    states = {}
+    for name in ("behind", "redrawn"):
+        x = 10.0 + 3.0 * np.arange(t)
+        if name == "redrawn":
+            x[14:] = x[9] + 3.0 * (np.arange(t)[14:] - 14)
+        frames = np.full((t, 60, 120, 3), 150, np.uint8)
+        frames[:, 10:50, 44:52] = (90, 90, 90)  # the pillar
+        seen = (np.arange(t) < 10) | (np.arange(t) >= 14)
+        for k in np.flatnonzero(seen):
+            frames[k][(xx - x[k]) ** 2 + (yy - 30) ** 2 <= 9] = (220, 40, 40)
+        xy = np.stack([x, np.full(t, 30.0)], 1)
+        tr = Track(subject="ball", identity=0, boxes_xyxy=np.concatenate([xy - 3, xy + 3], 1), centroid_px=xy,
+                   area_px=np.where(seen, 29.0, 0.0), visible=seen, coasted=np.zeros(t, bool),
+                   touches_border=np.zeros(t, bool), times_s=np.arange(t) / 10.0,
+                   meta={"binding": {"by": "color", "candidates": 1, "confident": True}})
+        states[name] = TrackMeasurer().run(op, OperationInputs(tracks={"ball": [tr]}),
+                                           context_from_arrays(frames, 10.0)).state
+    assert states == {"behind": "supported", "redrawn": "contradicted"}, states

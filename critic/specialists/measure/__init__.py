@@ -32,6 +32,7 @@ from critic.specialists.measure.fall import free_fall, support
 from critic.specialists.measure.penetration import penetration
 from critic.specialists.measure.rest import rest
 from critic.specialists.measure.size import size_constancy
+from critic.specialists.measure.still import still
 from critic.types import QUANTITY_SPECS, Measurement, MeasureOp, OperationInputs, VideoContext
 
 __all__ = ["MEASURES", "TrackMeasurer", "check_measures", "withhold_if_doubtful"]
@@ -48,6 +49,7 @@ MEASURES: dict[str, Measure] = {
     "direction": direction,
     "collision_response": collision_response,
     "rest": rest,
+    "still": still,
     "contact": contact,
 }
 
@@ -72,7 +74,7 @@ class TrackMeasurer:
     arguments are tolerances (:class:`critic.specialists.measure.common.Tolerances` says what each one means)."""
 
     name = "tracks"
-    version = "7"
+    version = "13"
 
     def __init__(self, teleport_radii: float = 2.5, hover_radii: float = 1.5, morph_ratio: float = 1.6,
                  morph_window_s: float = 0.3, rest_speed_radii_per_s: float = 1.0, contact_gap_radii: float = 0.35,
@@ -96,7 +98,8 @@ class TrackMeasurer:
             without = WITHOUT_TRACKS.get(op.quantity)
             if without is None:
                 return unknown(f"'{op.subject}' was not found in the clip", required=op.quantity)
-            return for_expectation(op, without(op, inputs.subjects.get(op.subject), video, self.tolerances))
+            return for_expectation(op, without(op, inputs.subjects.get(op.subject), video, self.tolerances,
+                                               inputs.prompt))
         other = pick(inputs.tracks.get(op.other, ())) if op.other else None
         if op.other and other is None:
             return unknown(f"'{op.other}' was not found in the clip", required=op.quantity)

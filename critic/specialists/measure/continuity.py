@@ -45,8 +45,8 @@ def continuity(op: MeasureOp, track: Track, other: Track | None, video: VideoCon
             spike = float(np.linalg.norm(v[i] - ref)) / r
             change = float(np.linalg.norm(nb[-1] - nb[0])) / r if len(nb) == 2 else 0.0
             if (spike > tol.teleport_radii and spike > 1.2 * change and _same_look(video, track, s + i, s + i + 1)
-                    and not _still_there(video, track, s + i, s + i + 1)
-                    and not _still_there(video, track, s + i + 1, s + i)):
+                    and not still_there(video, track, s + i, s + i + 1)
+                    and not still_there(video, track, s + i + 1, s + i)):
                 jumps.append((s + i, s + i + 1, spike))
     # jumps across short gaps (an identity stitched from two tracklets)
     rr = runs(ok)
@@ -58,7 +58,7 @@ def continuity(op: MeasureOp, track: Track, other: Track | None, video: VideoCon
         pred = c[e0] + vel * gap
         miss = float(np.linalg.norm(c[s1] - pred)) / r
         if (miss > tol.teleport_radii + 1.0 * gap and _same_look(video, track, e0, s1)
-                and not _still_there(video, track, e0, s1) and not _still_there(video, track, s1, e0)):
+                and not still_there(video, track, e0, s1) and not still_there(video, track, s1, e0)):
             jumps.append((e0, s1, miss))
     # a jump across a longer frame interval (a dropped or variable-rate frame) is explained by the time gap
     t = track.times_s
@@ -187,6 +187,8 @@ def permanence(op: MeasureOp, track: Track, other: Track | None, video: VideoCon
             continue  # its place looks as it did: it stopped there and the tracker lost it, it did not vanish
         if _colour_near(video, track, last, range(last + 1, min(back, last + 4, t_count)), vel):
             continue  # its colour is still there, next to where it was going: the tracker lost it
+        if back < t_count and _back_on_its_path(track, last, back, r):
+            continue  # it comes back where its motion would have taken it: it passed behind something
         events.append((last, min(back, t_count - 1)))
     if events:
         a, b = events[0]
@@ -274,9 +276,9 @@ def split_jumps(tracks: Sequence[Track], video: VideoContext, tol: Tolerances, s
             miss = float(np.linalg.norm(b.centroid_px[first] - (a.centroid_px[last] + vel * (first - last)))) / r
             area_a, area_b = float(a.area_px[last]), float(b.area_px[first])
             alike = area_a > 0 and area_b > 0 and max(area_a, area_b) <= 1.5 * min(area_a, area_b)
-            alike = alike and _same_colour(video, a, last, b, first)
-            if (miss > tol.teleport_radii + first - last and alike and not _still_there(video, a, last, first)
-                    and not _still_there(video, b, first, last)):
+            alike = alike and same_colour(video, a, last, b, first)
+            if (miss > tol.teleport_radii + first - last and alike and not still_there(video, a, last, first)
+                    and not still_there(video, b, first, last)):
                 return measurement("contradicted", req, f"jump of {miss:.1f} radii between frames {last} and {first} "
                                    "(the track breaks there: its old place empties, its new place was empty)",
                                    window=video.window(last, first), jumps=[[last, first, miss]])
@@ -307,7 +309,7 @@ def _was_empty_before(video: VideoContext, track: Track, f0: int, still: float =
 
 
 def absent_from_clip(op: MeasureOp, subject: SubjectSpec | None, video: VideoContext, tol: Tolerances,
-                     max_colour_cost: float = 1.0, min_blob_px: int = 4, frames: int = 12,
+                     prompt: str = "", max_colour_cost: float = 1.0, min_blob_px: int = 4, frames: int = 12,
                      min_frames_seen: int = 2) -> Measurement:
     """A named subject that no track found: is it in the clip at all? Only its colour name can say so without a
     track: when no blob of at least ``min_blob_px`` pixels within ``max_colour_cost`` of the name (about one
@@ -316,17 +318,27 @@ def absent_from_clip(op: MeasureOp, subject: SubjectSpec | None, video: VideoCon
     many frames - the object unfound by the tracker, or a wall or floor of its colour it could hide against - leaves
     it unknown, and so does a subject without a colour name or one the prompt names several of. A blob in one
     sampled frame alone is a flicker of coding or generation noise, not a body the prompt names: a body in view
-    for more than about a sixth of the clip shows in two of twelve frames spread over it."""
+    for more than about a sixth of the clip shows in two of twelve frames spread over it.
+
+    A pixel counts for the name only where no other colour the ``prompt`` names fits it better: "a yellow cube"
+    next to "an orange ball" is not found in the orange ball, although orange is a neighbouring hue of yellow
+    (a body the prompt names in another colour is that body, not a shade of the missing one)."""
     req = "persists: nothing appears from nowhere, nothing vanishes without an occluder or leaving the frame"
     name = subject.color if subject is not None else None
     if subject is None or not colours.known(name) or (subject.count or 1) > 1:
         return unknown(f"'{op.subject}' was not found in the clip", required=req)
     t_count = video.num_frames
     picks = np.unique(np.linspace(0, t_count - 1, min(frames, t_count)).round().astype(int))
+    same = {name.lower(), *({"grey", "gray"} if name.lower() in ("grey", "gray") else ())}
+    rivals = [c for c in colours.named_in(prompt) if c not in same]
     seen: list[tuple[int, int]] = []  # (frame, largest blob px) where a blob of the colour shows
     for k in picks:
-        frame = video.frames[int(k)]
-        fits = colours.colour_cost(frame.reshape(-1, 3), name).reshape(frame.shape[:2]) <= max_colour_cost
+        frame = video.frames[int(k)].reshape(-1, 3)
+        cost = colours.colour_cost(frame, name)
+        fits = cost <= max_colour_cost
+        for rival in rivals:
+            fits &= cost <= colours.colour_cost(frame, rival)
+        fits = fits.reshape(video.frames.shape[1:3])
         n, _, stats, _ = cv2.connectedComponentsWithStats(fits.astype(np.uint8), connectivity=8)
         blobs = stats[1:, cv2.CC_STAT_AREA]
         if n > 1 and int(blobs.max()) >= min_blob_px:
@@ -342,8 +354,8 @@ def absent_from_clip(op: MeasureOp, subject: SubjectSpec | None, video: VideoCon
 
 
 #: What a quantity can still tell of a subject that no track found:
-#: ``(op, subject, video, tolerances) -> Measurement``; the others are unknown then.
-WITHOUT_TRACKS: dict[str, Callable[[MeasureOp, SubjectSpec | None, VideoContext, Tolerances], Measurement]] = {
+#: ``(op, subject, video, tolerances, prompt) -> Measurement``; the others are unknown then.
+WITHOUT_TRACKS: dict[str, Callable[[MeasureOp, SubjectSpec | None, VideoContext, Tolerances, str], Measurement]] = {
     "permanence": absent_from_clip,
 }
 
@@ -390,7 +402,7 @@ def _box_patch(video: VideoContext, track: Track, k: int) -> tuple[np.ndarray, n
     return patch, np.median(frames, axis=0)
 
 
-def _still_there(video: VideoContext, track: Track, a: int, b: int, max_delta_e: float = 15.0,
+def still_there(video: VideoContext, track: Track, a: int, b: int, max_delta_e: float = 15.0,
                  min_share: float = 0.3) -> bool:
     """At frame ``b``, is there still something (not the usual background) where the subject was at ``a``?
     Then the tracker switched to another blob; a teleported object leaves its place empty. Called the other
@@ -482,15 +494,23 @@ def colour_pixels(video: VideoContext, frame: int, centre: np.ndarray, lab: np.n
 
 
 def _same_look(video: VideoContext, track: Track, a: int, b: int, max_delta_e: float = 20.0) -> bool:
-    """Frames ``a`` and ``b`` show a blob of about the same area and colour (CIELAB within ``max_delta_e``),
-    neither at the border: the same object moved, rather than the tracker switching to another blob."""
+    """Frames ``a`` and ``b`` show a blob of about the same area (within x1.5) and colour (CIELAB within
+    ``max_delta_e``): the same object moved, rather than the tracker switching to another blob. The frame's edge
+    cuts a body that reaches it, so a blob at the border may show as little as a quarter of the other's area (never
+    over x1.5 of it); with both at the border nothing can be compared."""
     aa, ab = float(track.area_px[a]), float(track.area_px[b])
-    if aa <= 0 or ab <= 0 or track.touches_border[a] or track.touches_border[b]:
+    at_a, at_b = bool(track.touches_border[a]), bool(track.touches_border[b])
+    if aa <= 0 or ab <= 0 or (at_a and at_b):
         return False
-    return max(aa, ab) <= 1.5 * min(aa, ab) and _same_colour(video, track, a, track, b, max_delta_e)
+    if at_a or at_b:
+        cut, whole = (aa, ab) if at_a else (ab, aa)
+        sized = 0.25 * whole <= cut <= 1.5 * whole
+    else:
+        sized = max(aa, ab) <= 1.5 * min(aa, ab)
+    return sized and same_colour(video, track, a, track, b, max_delta_e)
 
 
-def _same_colour(video: VideoContext, track_a: Track, a: int, track_b: Track, b: int,
+def same_colour(video: VideoContext, track_a: Track, a: int, track_b: Track, b: int,
                  max_delta_e: float = 20.0) -> bool:
     """Is ``track_a``'s subject colour at frame ``a`` within ``max_delta_e`` CIELAB units of ``track_b``'s at frame
     ``b`` (True when either cannot be read)? A blob of another colour is another body."""
@@ -507,9 +527,31 @@ def _near(other: Track, track: Track, k: int, r: float) -> bool:
     return d < radius(other) + 3 * r
 
 
+def _back_on_its_path(track: Track, last: int, back: int, r: float, min_speed_radii: float = 0.5,
+                      fit_frames: int = 5) -> bool:
+    """Is the moving subject seen again at frame ``back`` where its motion carries it from before the gap? Its path
+    over the last ``fit_frames`` observed frames up to ``last`` (at least three, moving at least
+    ``min_speed_radii`` radii per frame) is fitted per axis with a parabola in time (a thrown or falling body
+    curves) and extrapolated to ``back``; it is back on its path within 1.5 radii plus half a radius per frame of
+    the gap. A body that passes behind something static (part of the usual picture, so its place looks empty)
+    comes back on its path; one that vanishes and is drawn again does not."""
+    seen = np.flatnonzero(observed(track)[:last + 1])[-fit_frames:]
+    if seen.size < 3:
+        return False
+    c = track.centroid_px
+    speed = float(np.linalg.norm(c[seen[-1]] - c[seen[0]])) / max(int(seen[-1] - seen[0]), 1)
+    if speed < min_speed_radii * r:
+        return False
+    degree = 2 if seen.size >= 4 else 1
+    predicted = np.array([np.polyval(np.polyfit(seen, c[seen, axis], degree), back) for axis in (0, 1)])
+    return float(np.linalg.norm(c[back] - predicted)) <= (1.5 + 0.5 * (back - last)) * r
+
+
 def _patch_occupied(video: VideoContext, track: Track, last: int) -> bool:
     """After the subject's last frame, does its box look like the clip's usual background there (nothing
-    in front) or like something else (an occluder)?"""
+    in front) or like something else (an occluder)? Where the subject rested for most of the clip its usual
+    picture is the subject itself; there a place that now shows its own surroundings is emptied, not covered
+    (``_emptied_in_place``)."""
     found = _box_patch(video, track, last)
     if found is None:
         return False
@@ -517,7 +559,43 @@ def _patch_occupied(video: VideoContext, track: Track, last: int) -> bool:
     after = patch[last + 1:min(last + 4, len(patch))]
     if len(after) == 0:
         return False
-    return float(np.abs(after - bg).max(axis=-1).mean()) > 20.0
+    return float(np.abs(after - bg).max(axis=-1).mean()) > 20.0 and not _emptied_in_place(video, track, last)
+
+
+def _emptied_in_place(video: VideoContext, track: Track, last: int, max_delta_e: float = 15.0,
+                      max_ring_change: float = 12.0) -> bool:
+    """Does the subject's frame-``last`` box, in the next (up to three) frames, show what surrounds it, while the
+    surroundings stay as they were and the subject's colour is gone from the box? Then the body left its place
+    without anything in front of it: the ring around the box (half the box's size wide) changes by under
+    ``max_ring_change`` (mean channel-max, of 255), at most a tenth of the box's pixels is still within
+    ``max_delta_e`` (CIELAB) of the subject's colour, and nine in ten match a colour of the ring. An occluder
+    brings its own colour, or, larger than the box, changes the ring too."""
+    box = _box(video, track, last)
+    lab = subject_lab(video, track, last)
+    after = list(range(last + 1, min(last + 4, video.num_frames)))
+    if box is None or lab is None or not after:
+        return False
+    (ys, xs), (h, w) = box, video.frames.shape[1:3]
+    pad = max(2, (ys.stop - ys.start) // 2, (xs.stop - xs.start) // 2)
+    outer = (slice(max(ys.start - pad, 0), min(ys.stop + pad, h)), slice(max(xs.start - pad, 0), min(xs.stop + pad, w)))
+    ring = np.ones((outer[0].stop - outer[0].start, outer[1].stop - outer[1].start), bool)
+    ring[ys.start - outer[0].start:ys.stop - outer[0].start, xs.start - outer[1].start:xs.stop - outer[1].start] = False
+    if ring.sum() < 8:
+        return False
+    before_ring = video.frames[last][outer][ring].astype(np.float32)
+    for k in after:
+        ring_px = video.frames[k][outer][ring].astype(np.float32)
+        if float(np.abs(ring_px - before_ring).max(axis=-1).mean()) > max_ring_change:
+            return False
+        inside = video.frames[k][box].reshape(-1, 3).astype(np.float32)
+        if float(np.mean(colours.delta_e(inside, lab) <= max_delta_e)) > 0.1:
+            return False
+        ring_lab = rgb_to_lab(ring_px[:: max(1, len(ring_px) // 200)])
+        inside_lab = rgb_to_lab(inside)
+        nearest = np.min(np.linalg.norm(inside_lab[:, None, :] - ring_lab[None, :, :], axis=-1), axis=1)
+        if float(np.mean(nearest <= max_delta_e)) < 0.9:
+            return False
+    return True
 
 
 def _patch_unchanged(video: VideoContext, track: Track, last: int, max_diff: float = 12.0) -> bool:

@@ -76,54 +76,75 @@ def _box_size_constancy(track: Track, video: VideoContext, tol: Tolerances) -> M
     noise = 1.4826 * float(np.median(steps)) if steps.size else 0.0
     threshold = max(tol.morph_ratio, float(np.exp(tol.noise_sigmas * noise)))
     span = max(1, int(round(tol.morph_window_s / max(video.frame_period_s, 1e-6))))
-    worst, where = 1.0, None
+    changes = []  # (ratio within the window, frame) of every reliable frame
     for k in np.flatnonzero(ok):
         lo, hi = max(0, k - span), min(len(ratio), k + span + 1)
         win = ratio[lo:hi]
         win = win[np.isfinite(win)]
-        q = float(win.max() / win.min()) if win.size else 1.0
-        if q > worst:
-            worst, where = q, k
-    explained = False
-    if worst > tol.morph_ratio and where is not None:
-        # depth explains a size change that comes with a matching move of the floor-contact row
-        # (farther away = smaller and higher in the image on a floor seen from above)
+        changes.append((float(win.max() / win.min()) if win.size else 1.0, int(k)))
+    changes.sort(key=lambda c: -c[0])
+    worst = changes[0][0] if changes else 1.0
+    if worst <= tol.morph_ratio:
+        return measurement("supported", req, f"size within x{worst:.2f}", max_ratio=worst)
+    # The largest change first, then the next ones apart from it (at most four places): a change the instrument
+    # cannot stand behind (segmentation noise, a move in depth, a merge) must not hide a real one elsewhere.
+    first_doubt = None
+    tried: list[int] = []
+    for q, where in changes:
+        if q <= tol.morph_ratio or len(tried) == 4:
+            break
+        if any(abs(where - k) <= span for k in tried):
+            continue
+        tried.append(where)
         lo, hi = max(0, where - span), min(len(ratio), where + span + 1)
-        ks = [k for k in range(lo, hi) if np.isfinite(ratio[k])]
-        kmax = max(ks, key=lambda k: ratio[k])
-        # the growth (or shrink) ramp around the largest size: walk down the size on both sides
-        ka = kmax
-        while ka - 1 in ks and ratio[ka - 1] < ratio[ka]:
-            ka -= 1
-        kb = kmax
-        while kb + 1 in ks and ratio[kb + 1] < ratio[kb]:
-            kb += 1
-        kmin = ka if ratio[ka] <= ratio[kb] else kb
-        dbottom = (track.boxes_xyxy[kmax, 3] - track.boxes_xyxy[kmin, 3]) / med  # larger and lower: nearer
-        ramp = [k for k in ks if min(ka, kb) <= k <= max(ka, kb)]
-        explained = dbottom > 0.5 and _depth_geometry_fits(track.boxes_xyxy[ramp, 3], med * ratio[ramp])
-    if tol.morph_ratio < worst <= threshold and where is not None and not explained:
-        return unknown(f"apparent size changes x{worst:.2f} within {tol.morph_window_s:g} s, within the track's "
-                       f"own size noise (changes up to x{threshold:.2f} are segmentation jitter here)",
-                       required=req, max_ratio=worst, noise_log_size=noise)
-    if worst > threshold and where is not None and not explained:
-        doubt = _size_change_doubt(track, video, raw, ratio, med, where, span, threshold, tol)
-        if doubt:
-            return unknown(f"apparent size changes x{worst:.2f} within {tol.morph_window_s:g} s, but {doubt}",
-                           required=req, max_ratio=worst)
+        if q <= threshold:
+            doubt = unknown(f"apparent size changes x{q:.2f} within {tol.morph_window_s:g} s, within the track's "
+                            f"own size noise (changes up to x{threshold:.2f} are segmentation jitter here)",
+                            required=req, max_ratio=q, noise_log_size=noise)
+        elif _moves_in_depth(track, ratio, med, lo, hi):
+            doubt = unknown(f"apparent size changes x{q:.2f} while moving in depth (floor-contact row moves with "
+                            "it)", required=req, max_ratio=q)
+        else:
+            why = _size_change_doubt(track, video, raw, ratio, med, where, span, threshold, tol)
+            doubt = (unknown(f"apparent size changes x{q:.2f} within {tol.morph_window_s:g} s, but {why}",
+                             required=req, max_ratio=q) if why else None)
+        if doubt is not None:
+            first_doubt = first_doubt or doubt
+            continue
         off = ok & ((ratio > 1 + 0.5 * (tol.morph_ratio - 1)) | (ratio < 1 / (1 + 0.5 * (tol.morph_ratio - 1))))
-        rr = runs(off)
+        # the runs off the usual size that this change belongs to (those reaching into its window)
+        rr = [(a, b) for a, b in runs(off) if a < hi and b >= lo]
         s, e = (rr[0][0], rr[-1][1]) if rr else (where, where)
-        # the change happens between the last frame at the usual size and the first off it: show both
+        # the change happens between the last frame at the usual size and the first off it (or the last off it
+        # and the first back at the usual size): show both
         s = s - 1 if s > 0 and ok[s - 1] and not off[s - 1] else s
+        e = e + 1 if e + 1 < len(ok) and ok[e + 1] and not off[e + 1] else e
         return measurement("contradicted", req,
-                           f"apparent size changes x{worst:.2f} within {tol.morph_window_s:g} s "
+                           f"apparent size changes x{q:.2f} within {tol.morph_window_s:g} s "
                            f"(radius {float(np.nanmin(rs[ok])):.1f}-{float(np.nanmax(rs[ok])):.1f} px)",
-                           window=video.window(s, e), max_ratio=worst)
-    if explained:
-        return unknown(f"apparent size changes x{worst:.2f} while moving in depth (floor-contact row moves with it)",
-                       required=req, max_ratio=worst)
-    return measurement("supported", req, f"size within x{worst:.2f}", max_ratio=worst)
+                           window=video.window(s, e), max_ratio=q)
+    return first_doubt
+
+
+def _moves_in_depth(track: Track, ratio: np.ndarray, med: float, lo: int, hi: int) -> bool:
+    """Does a move in depth explain the size change in frames ``lo..hi-1``? It comes with a matching move of the
+    floor-contact row (farther away = smaller and higher in the image on a floor seen from above).
+    ``ratio`` (T,) the three-frame size level over the median radius ``med`` px."""
+    ks = [k for k in range(lo, hi) if np.isfinite(ratio[k])]
+    if not ks:
+        return False
+    kmax = max(ks, key=lambda k: ratio[k])
+    # the growth (or shrink) ramp around the largest size: walk down the size on both sides
+    ka = kmax
+    while ka - 1 in ks and ratio[ka - 1] < ratio[ka]:
+        ka -= 1
+    kb = kmax
+    while kb + 1 in ks and ratio[kb + 1] < ratio[kb]:
+        kb += 1
+    kmin = ka if ratio[ka] <= ratio[kb] else kb
+    dbottom = (track.boxes_xyxy[kmax, 3] - track.boxes_xyxy[kmin, 3]) / med  # larger and lower: nearer
+    ramp = [k for k in ks if min(ka, kb) <= k <= max(ka, kb)]
+    return bool(dbottom > 0.5 and _depth_geometry_fits(track.boxes_xyxy[ramp, 3], med * ratio[ramp]))
 
 
 def _depth_geometry_fits(bottoms: np.ndarray, radii: np.ndarray) -> bool:
@@ -179,13 +200,22 @@ def _size_change_doubt(track: Track, video: VideoContext, raw: np.ndarray, level
     if qa <= threshold:
         return (f"its pixel area changes only x{qa:.2f} in radius: the box changes shape (a rotating or partly "
                 "hidden object), not its size")
+    # the blob is what differs from the background: a body over a background near its colour segments smaller,
+    # so the blob changes when the body crosses into it; the body's own colour around it changes only with the body
+    ks = [k for k in range(lo, hi) if np.isfinite(level[k])]
+    k_small, k_large = min(ks, key=lambda k: level[k]), max(ks, key=lambda k: level[k])
+    if not _colour_confirms(track, video, k_large, k_small):
+        return (f"the area of its own colour around it does not change as the blob does between frames "
+                f"{min(k_small, k_large)} and {max(k_small, k_large)}: the segmentation changed (a background "
+                "near its colour, a shadow or a neighbour), not the body")
     return ""
 
 
 def _colour_confirms(track: Track, video: VideoContext, k0: int, k1: int) -> bool:
     """Does the subject's own colour (as at frame ``k0``) around its centre change area from ``k0`` to ``k1`` as
     the tracked blob does (the same way, within a factor 1.3)? Then the body itself changed size; a blob merged with
-    or split from another body leaves the colour's area as it was."""
+    or split from another body, or cut short by a background near the body's colour, leaves the colour's area as
+    it was."""
     lab = subject_lab(video, track, k0)
     a0, a1 = float(track.area_px[k0]), float(track.area_px[k1])
     if lab is None or a0 <= 0 or a1 <= 0:

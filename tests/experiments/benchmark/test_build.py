@@ -161,3 +161,15 @@ def test_severity_rules_cover_their_ranges():
     assert severity.text("STOQ", "STOP", 6) == 1
     assert severity.count(1) == 3 and severity.count(5) == 5
     assert severity.low_contrast_penalty(3, 0.05) == 2 and severity.low_contrast_penalty(1, 0.05) == 1
+
+
+def test_a_body_placed_at_rest_is_said_to_stay_still_only_when_the_clean_run_keeps_it_there():
+    """A truthful prompt never says a body stays still while the clean simulation moves it (knocked by another):
+    such a body is only said to be in view."""
+    from experiments.benchmark.simulated import Reference, _resting_clause
+
+    t = np.linspace(0.0, 1.0, 20)[:, None]
+    ref = Reference({"kept": np.hstack([0.002 * t, 0 * t, 0.1 + 0 * t]),   # creeps 2 mm: a radius is 0.1 m
+                     "knocked": np.hstack([0.3 * t, 0 * t, 0.1 + 0 * t])}, [])  # rolls 0.3 m
+    assert _resting_clause(ref, "kept", 0.1) == "rest"
+    assert _resting_clause(ref, "knocked", 0.1) == "generic"

@@ -1,0 +1,72 @@
+"""Still: the subject stays where it is over the clip ("sits still", "lies motionless", "stays where it is").
+
+Unlike ``rest`` (coming to rest by the end of the clip), stillness is a state the prompt asserts over the whole clip:
+any move that shows contradicts it. A move shows when the body goes somewhere (``min_move_radii`` or more between
+two observed frames of one run, mostly one way) and the pixels agree that the body itself moved: its old place is
+emptied and the blob at the new place has its colour (else the tracker switched to another blob, or a neighbour
+merged with it). A body the background model absorbs while it lies still is not observed then; the tracker sees it
+only when it moves, so a track seen only in part still contradicts stillness by a move, and supports it only when
+it is seen in most of the clip.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from critic.specialists.base import unknown
+from critic.specialists.kinematics import observed, radius, runs
+from critic.specialists.measure.common import Tolerances, measurement
+from critic.specialists.measure.continuity import same_colour, still_there
+from critic.types import Measurement, MeasureOp, Track, VideoContext
+
+
+def still(op: MeasureOp, track: Track, other: Track | None, video: VideoContext, tol: Tolerances,
+          min_move_radii: float = 1.5, min_frames: int = 3, min_seen_share: float = 0.75,
+          max_pixel_checks: int = 12) -> Measurement:
+    """Still over the clip: no move of ``min_move_radii`` radii or more over ``min_frames`` or more consecutive
+    observed frames, mostly one way (net at least 0.6 of the path), that the pixels confirm (the place it left is
+    emptied, the blob it went to has its colour). Contradicted with the window of the move (from its last frame at
+    the old place to the end of the move); supported when it is seen in ``min_seen_share`` of the frames without
+    such a move and without wandering over ``min_move_radii`` from its median place; unknown otherwise. At most
+    ``max_pixel_checks`` candidate moves are checked against the pixels (a track that switches blobs often offers
+    many)."""
+    req = "stays where it is over the clip" if op.expect.holds else "moves"
+    ok = observed(track)
+    if ok.sum() < min_frames:
+        return unknown(f"fewer than {min_frames} observed frames", required=req)
+    r = radius(track)
+    c = track.centroid_px
+    pixel_checks = 0
+    for s, e in runs(ok):
+        for a in range(s, e - min_frames + 2):
+            # the first frame from ``a`` on at which the body has gone somewhere (a move, not a wander)
+            b = next((b for b in range(a + min_frames - 1, e + 1)
+                      if float(np.linalg.norm(c[b] - c[a])) >= max(min_move_radii * r, 0.6 * float(
+                          np.linalg.norm(np.diff(c[a:b + 1], axis=0), axis=1).sum()))), None)
+            if b is None or pixel_checks >= max_pixel_checks:
+                continue
+            pixel_checks += 1
+            if still_there(video, track, a, b) or not same_colour(video, track, a, track, b):
+                continue
+            net = float(np.linalg.norm(c[b] - c[a]))
+            # the whole move: back to where it set off, on to where it stops moving away
+            while a > s and float(np.linalg.norm(c[a - 1] - c[a])) > 0.25 * r:
+                a -= 1
+            while b < e and float(np.linalg.norm(c[b + 1] - c[a])) > float(np.linalg.norm(c[b] - c[a])):
+                b += 1
+            moved = float(np.linalg.norm(c[b] - c[a])) / r
+            return measurement("contradicted", req, f"moves {moved:.1f} radii between frames {a} and {b} (the place "
+                               "it left is empty)", window=video.window(a, b), windows={"still": video.window(a, b)},
+                               moved_radii=round(max(moved, net / r), 3))
+    seen = np.flatnonzero(ok)
+    share = seen.size / max(video.num_frames, 1)
+    if share < min_seen_share:
+        return unknown(f"seen in {seen.size} of {video.num_frames} frames: its stillness over the rest is not "
+                       "observed", required=req)
+    wander = float(np.max(np.linalg.norm(c[seen] - np.median(c[seen], axis=0), axis=1))) / r
+    if wander >= min_move_radii:
+        return unknown(f"its centre wanders {wander:.1f} radii without a move the pixels confirm (tracking noise)",
+                       required=req)
+    w = video.window(int(seen[0]), int(seen[-1]))
+    return measurement("supported", req, f"within {wander:.1f} radii of one place over frames {seen[0]}-{seen[-1]}",
+                       window=w, windows={"still": w})
