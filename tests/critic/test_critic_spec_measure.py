@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -717,3 +718,25 @@ def test_a_ball_that_passes_behind_a_pillar_comes_back_on_its_path():
         states[name] = TrackMeasurer().run(op, OperationInputs(tracks={"ball": [tr]}),
                                            context_from_arrays(frames, 10.0)).state
     assert states == {"behind": "supported", "redrawn": "contradicted"}, states
+
+
+def test_a_body_said_to_be_still_is_not_found_by_its_motion():
+    """'A bowl sits still': with no colour, shape or size, the grounder bound the bowl to the blob that moves (a
+    block falling past it). That blob's motion says nothing of the bowl: unknown, not contradicted."""
+    t = 20
+    xy = np.stack([np.full(t, 40.0), 10.0 + 2.0 * np.arange(t)], 1)
+    frames = np.full((t, 80, 100, 3), 150, np.uint8)
+    for k in range(t):
+        frames[k, int(xy[k, 1]) - 3:int(xy[k, 1]) + 3, 37:43] = (40, 160, 50)
+    tr = Track(subject="bowl", identity=0, boxes_xyxy=np.concatenate([xy - 3, xy + 2], 1), centroid_px=xy,
+               area_px=np.full(t, 36.0), visible=np.ones(t, bool), coasted=np.zeros(t, bool),
+               touches_border=np.zeros(t, bool), times_s=np.arange(t) / 10.0,
+               meta={"binding": {"by": "motion", "candidates": 1, "confident": True}})
+    m = TrackMeasurer().run(MeasureOp(id="m", subject="bowl", quantity="still"),
+                            OperationInputs(tracks={"bowl": [tr]}), context_from_arrays(frames, 10.0))
+    assert m.state == "unknown" and "motion alone" in m.reason, (m.measured, m.reason)
+    # the same blob bound by its colour ("a green bowl sits still") is the bowl, and it moves
+    by_colour = dataclasses.replace(tr, meta={"binding": {"by": "color", "candidates": 1, "confident": True}})
+    m = TrackMeasurer().run(MeasureOp(id="m", subject="bowl", quantity="still"),
+                            OperationInputs(tracks={"bowl": [by_colour]}), context_from_arrays(frames, 10.0))
+    assert m.state == "contradicted", (m.measured, m.reason)

@@ -31,6 +31,12 @@ def still(op: MeasureOp, track: Track, other: Track | None, video: VideoContext,
     ``max_pixel_checks`` candidate moves are checked against the pixels (a track that switches blobs often offers
     many)."""
     req = "stays where it is over the clip" if op.expect.holds else "moves"
+    by = (track.meta.get("binding") or {}).get("by")
+    if by in ("motion", "any"):
+        # with no colour, shape or size to find it by, the subject was bound to a blob because that blob moves: a
+        # body the prompt says is still may be any of the blobs that do not
+        return unknown(f"'{op.subject}' was found by motion alone, which cannot find a body said to be still",
+                       required=req)
     ok = observed(track)
     if ok.sum() < min_frames:
         return unknown(f"fewer than {min_frames} observed frames", required=req)
