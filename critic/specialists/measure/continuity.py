@@ -121,7 +121,7 @@ def still_transitions(video: VideoContext, max_diff: int = 20) -> np.ndarray:
         f = video.frames
         out = np.zeros(max(len(f) - 1, 0), bool)
         for k in range(len(f) - 1):
-            out[k] = int(np.abs(f[k + 1].astype(np.int16) - f[k].astype(np.int16)).max()) <= max_diff
+            out[k] = int(cv2.absdiff(f[k + 1], f[k]).max()) <= max_diff  # uint8 |a - b| without widening
         out.setflags(write=False)
         memo[max_diff] = out
     return memo[max_diff]
