@@ -144,6 +144,17 @@ class PlanBuilder:
         self._op_keys[key] = op_id
         return op_id
 
+    def swap_op(self, op_id: str, cls: type, text: str, **args: Any) -> str:
+        """Replace the operation ``op_id`` by one of ``cls`` with ``args`` (or an identical one already planned);
+        the obligations that checked it check the replacement, described by ``text``. -> the replacement's id."""
+        old = next(o for o in self.ops if o.id == op_id)
+        self.ops.remove(old)
+        self._op_keys.pop(old.model_dump_json(exclude={"id"}), None)
+        new_id = self.op(cls, **args)
+        self.obligations = [ob.model_copy(update={"check": new_id, "text": text}) if ob.check == op_id else ob
+                            for ob in self.obligations]
+        return new_id
+
     # claims --------------------------------------------------------------------------------------
     def claim(self, span: tuple[int, int], *, kind: str = "explicit", subjects: list[str] = (),
               text: str | None = None) -> str:

@@ -675,30 +675,15 @@ class RulesPlanner:
                      and subject in o.subjects]
             if not moves:
                 continue
-            k = next(i for i, o in enumerate(b.ops) if o.id == ev.op)
-            old = b.ops[k]
             if any(o.span[0] > ev.span[0] for o in moves):
-                del b.ops[k]
-                b._op_keys.pop(old.model_dump_json(exclude={"id"}), None)
-                judge = b.op(JudgeOp, claim=ev.claim,
-                             question=f"Does this happen in the video? {b.prompt[ev.span[0]:ev.span[1]]}")
-                b.obligations = [ob.model_copy(update={"check": judge, "text": "still before its motion: judged"})
-                                 if ob.check == old.id else ob for ob in b.obligations]
-                ev.quantity, ev.op = None, None
+                b.swap_op(ev.op, JudgeOp, "still before its motion: judged", claim=ev.claim,
+                          question=f"Does this happen in the video? {b.prompt[ev.span[0]:ev.span[1]]}")
+                ev.quantity, ev.op = None, None  # no window of its own: an order relation with it is not claimed
                 continue
-            new = old.model_copy(update={"quantity": "rest"})
-            key = new.model_dump_json(exclude={"id"})
-            same = b._op_keys.get(key)
-            if same is None:  # the rest check takes the still check's place
-                b.ops[k] = new
-                b._op_keys[key] = old.id
-                same = old.id
-            else:  # the prompt asks for that rest already: one check serves both claims
-                del b.ops[k]
-            b._op_keys.pop(old.model_dump_json(exclude={"id"}), None)
-            b.obligations = [ob.model_copy(update={"check": same, "text": "still: rest (the body also moves)"})
-                             if ob.check == old.id else ob for ob in b.obligations]
-            ev.quantity, ev.op = "rest", same
+            old = next(o for o in b.ops if o.id == ev.op)
+            ev.op = b.swap_op(ev.op, MeasureOp, "still: rest (the body also moves)",
+                              **{**old.model_dump(exclude={"id", "op"}), "quantity": "rest"})
+            ev.quantity = "rest"
 
     def _ellipsis(self, st: ParseState, prev: Clause, clause: Clause) -> None:
         """"The red ball lands before the blue one (does)": a clause after an order connective that names a new
