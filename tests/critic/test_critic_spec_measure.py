@@ -581,14 +581,22 @@ def test_a_one_frame_size_step_counts_only_when_the_body_s_colour_steps_too():
     assert states["merged"] != "contradicted" and states["grown"] == "contradicted", states
 
 
+def _centred_track(xy: np.ndarray, half: float | np.ndarray, *, seen: np.ndarray | None = None, subject: str = "ball",
+                   by: str = "color") -> Track:
+    """A firmly bound track of ``subject`` centred at ``xy`` (T, 2) px with a square box of half side ``half`` px
+    (a number or (T,)), observed where ``seen`` (every frame by default), its area the box's inscribed circle."""
+    t = len(xy)
+    half = np.broadcast_to(np.asarray(half, float), (t,))
+    seen = np.ones(t, bool) if seen is None else seen
+    return Track(subject=subject, identity=0, boxes_xyxy=np.concatenate([xy - half[:, None], xy + half[:, None]], 1),
+                 centroid_px=np.asarray(xy, float), area_px=np.where(seen, np.pi * half ** 2, 0.0), visible=seen,
+                 coasted=np.zeros(t, bool), touches_border=np.zeros(t, bool), times_s=np.arange(t) / 10.0,
+                 meta={"binding": {"by": by, "candidates": 1, "confident": True}})
+
+
 def _rolling_ball_track(radii: np.ndarray, x: np.ndarray) -> Track:
     """A ball's track (centre row 40) whose blob has radius ``radii[k]`` px at column ``x[k]``."""
-    t = len(x)
-    boxes = np.stack([x - radii, 40 - radii, x + radii, 40 + radii], 1)
-    return Track(subject="ball", identity=0, boxes_xyxy=boxes, centroid_px=np.stack([x, np.full(t, 40.0)], 1),
-                 area_px=np.pi * radii ** 2, visible=np.ones(t, bool), coasted=np.zeros(t, bool),
-                 touches_border=np.zeros(t, bool), times_s=np.arange(t) / 10.0,
-                 meta={"binding": {"by": "color", "candidates": 1, "confident": True}})
+    return _centred_track(np.stack([x, np.full(len(x), 40.0)], 1), radii)
 
 
 def test_a_blob_that_shrinks_while_the_body_s_colour_does_not_is_the_segmentation():
@@ -652,11 +660,7 @@ def test_a_body_said_to_stay_still_that_lifts_off_is_contradicted():
             frames[k, y - 4:y + 4, 36:44] = (220, 40, 40)
             if name == "occluded" and k >= 12:  # a blue ball moving up over the block: the blob the track follows
                 frames[k, int(xy[k, 1]) - 4:int(xy[k, 1]) + 4, 36:44] = (40, 70, 220)
-        path = xy if name != "left" else np.tile(home, (t, 1))
-        tr = Track(subject="block", identity=0, boxes_xyxy=np.concatenate([path - 4, path + 3], 1), centroid_px=path,
-                   area_px=np.full(t, 64.0), visible=np.ones(t, bool), coasted=np.zeros(t, bool),
-                   touches_border=np.zeros(t, bool), times_s=np.arange(t) / 10.0,
-                   meta={"binding": {"by": "color", "candidates": 1, "confident": True}})
+        tr = _centred_track(xy if name != "left" else np.tile(home, (t, 1)), 4.0, subject="block")
         results[name] = TrackMeasurer().run(op, OperationInputs(tracks={"block": [tr]}), context_from_arrays(frames, 10.0))
     lifted = results["lifted"]
     assert lifted.state == "contradicted" and lifted.window.start_frame <= 12 <= lifted.window.end_frame, \
@@ -679,14 +683,8 @@ def test_a_body_that_rested_all_along_and_then_is_gone_has_vanished():
         frames = np.repeat(np.repeat(floor[None, :, :, None], 3, axis=3), t, axis=0).copy()
         frames[:40][:, (xx - 40) ** 2 + (yy - 30) ** 2 <= 16] = (220, 40, 40)
         if name == "covered":
-            frames[:40][:, (xx - 40) ** 2 + (yy - 30) ** 2 <= 16] = (220, 40, 40)
             frames[40:, 18:42, 28:52] = (40, 70, 220)
-        seen = np.arange(t) < 40
-        xy = np.tile([40.0, 30.0], (t, 1))
-        tr = Track(subject="ball", identity=0, boxes_xyxy=np.tile([36.0, 26.0, 44.0, 34.0], (t, 1)), centroid_px=xy,
-                   area_px=np.where(seen, 49.0, 0.0), visible=seen, coasted=np.zeros(t, bool),
-                   touches_border=np.zeros(t, bool), times_s=np.arange(t) / 10.0,
-                   meta={"binding": {"by": "color", "candidates": 1, "confident": True}})
+        tr = _centred_track(np.tile([40.0, 30.0], (t, 1)), 4.0, seen=np.arange(t) < 40)
         states[name] = TrackMeasurer().run(op, OperationInputs(tracks={"ball": [tr]}),
                                            context_from_arrays(frames, 10.0)).state
     assert states == {"gone": "contradicted", "covered": "supported"}, states
@@ -710,11 +708,7 @@ def test_a_ball_that_passes_behind_a_pillar_comes_back_on_its_path():
         seen = (np.arange(t) < 10) | (np.arange(t) >= 14)
         for k in np.flatnonzero(seen):
             frames[k][(xx - x[k]) ** 2 + (yy - 30) ** 2 <= 9] = (220, 40, 40)
-        xy = np.stack([x, np.full(t, 30.0)], 1)
-        tr = Track(subject="ball", identity=0, boxes_xyxy=np.concatenate([xy - 3, xy + 3], 1), centroid_px=xy,
-                   area_px=np.where(seen, 29.0, 0.0), visible=seen, coasted=np.zeros(t, bool),
-                   touches_border=np.zeros(t, bool), times_s=np.arange(t) / 10.0,
-                   meta={"binding": {"by": "color", "candidates": 1, "confident": True}})
+        tr = _centred_track(np.stack([x, np.full(t, 30.0)], 1), 3.0, seen=seen)
         states[name] = TrackMeasurer().run(op, OperationInputs(tracks={"ball": [tr]}),
                                            context_from_arrays(frames, 10.0)).state
     assert states == {"behind": "supported", "redrawn": "contradicted"}, states
@@ -728,10 +722,7 @@ def test_a_body_said_to_be_still_is_not_found_by_its_motion():
     frames = np.full((t, 80, 100, 3), 150, np.uint8)
     for k in range(t):
         frames[k, int(xy[k, 1]) - 3:int(xy[k, 1]) + 3, 37:43] = (40, 160, 50)
-    tr = Track(subject="bowl", identity=0, boxes_xyxy=np.concatenate([xy - 3, xy + 2], 1), centroid_px=xy,
-               area_px=np.full(t, 36.0), visible=np.ones(t, bool), coasted=np.zeros(t, bool),
-               touches_border=np.zeros(t, bool), times_s=np.arange(t) / 10.0,
-               meta={"binding": {"by": "motion", "candidates": 1, "confident": True}})
+    tr = _centred_track(xy, 3.0, subject="bowl", by="motion")
     m = TrackMeasurer().run(MeasureOp(id="m", subject="bowl", quantity="still"),
                             OperationInputs(tracks={"bowl": [tr]}), context_from_arrays(frames, 10.0))
     assert m.state == "unknown" and "motion alone" in m.reason, (m.measured, m.reason)
