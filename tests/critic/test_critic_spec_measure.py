@@ -731,3 +731,24 @@ def test_a_body_said_to_be_still_is_not_found_by_its_motion():
     m = TrackMeasurer().run(MeasureOp(id="m", subject="bowl", quantity="still"),
                             OperationInputs(tracks={"bowl": [by_colour]}), context_from_arrays(frames, 10.0))
     assert m.state == "contradicted", (m.measured, m.reason)
+
+
+@pytest.mark.parametrize("ys, state", [
+    ([10.0, 14.0, 22.0, 34.0], "supported"),   # goes down faster each frame: a fall seen in four frames
+    ([34.0, 22.0, 14.0, 10.0], "unknown"),     # goes up: no fall to support, too short to deny one
+    ([10.0, 22.0, 30.0, 34.0], "unknown"),     # goes down slower each frame: braked, not falling freely
+])
+def test_a_fall_seen_in_too_few_frames_to_fit_is_still_a_fall(ys, state):
+    """At 8 fps a drop of a metre lasts four frames, too few to fit a parabola: a descent that speeds up frame by
+    frame supports "falls", with its frames as the airborne window; nothing else does."""
+    t = 12
+    y = np.concatenate([np.full(4, ys[0]), ys, np.full(4, ys[-1])])
+    seen = np.zeros(t, bool)
+    seen[4:8] = True
+    tr = _centred_track(np.stack([np.full(t, 40.0), y], 1), 3.0, seen=seen)
+    frames = np.full((t, 60, 80, 3), 150, np.uint8)
+    m = TrackMeasurer().run(MeasureOp(id="m", subject="ball", quantity="free_fall"),
+                            OperationInputs(tracks={"ball": [tr]}), context_from_arrays(frames, 10.0))
+    assert m.state == state, (m.measured, m.reason)
+    if state == "supported":
+        assert (m.windows["airborne"].start_frame, m.windows["airborne"].end_frame) == (4, 7)

@@ -58,6 +58,14 @@ def free_fall(op: MeasureOp, track: Track, other: Track | None, video: VideoCont
                            f"{_height_above(track, s, e, contacts, floor):.1f} radii above where it landed before "
                            "(a = 0 while unsupported)", window=video.window(s, e), **values)
     if not segments:
+        short = _short_fall(track, ok & ~cut, r)
+        if short is not None:
+            # too few frames to fit an acceleration, but a descent that speeds up frame by frame is a fall
+            s, e = short
+            w = video.window(s, e)
+            return measurement("supported", req, f"falls {(track.centroid_px[e, 1] - track.centroid_px[s, 1]) / r:.1f} "
+                               f"radii over frames {s}-{e}, faster each frame (too few frames to fit the acceleration)",
+                               window=w, windows={"airborne": w}, occurrences={"airborne": [w]}, **values)
         return unknown("no airborne segment of 5 observed frames with vertical motion", required=req, **values)
     # every fitted segment is one of these runs (the same frames), so they hold every flight, the first included
     flights = [video.window(s, e) for s, e in _airborne_runs(track, ok & ~cut, r)]
@@ -86,6 +94,21 @@ def free_fall(op: MeasureOp, track: Track, other: Track | None, video: VideoCont
                 f"fit rms {max(s['rms_radii'] for s in segments):.2f} radii")
     return measurement("supported", req, measured, window=airborne, windows={"airborne": airborne},
                        occurrences=occurrences, reason="; ".join(notes), likely_slow_motion=bool(notes), **values)
+
+
+def _short_fall(track: Track, free: np.ndarray, r: float, min_frames: int = 3, min_drop_radii: float = 1.0,
+                slack_radii: float = 0.25) -> tuple[int, int] | None:
+    """The first run of ``free`` frames (observed, off every contact and stationary run) of ``min_frames`` or more
+    over which the subject only goes down, each step at least as long as the one before (within ``slack_radii``),
+    ``min_drop_radii`` or more in all: a fall seen in too few frames to fit a parabola (a drop of a metre lasts four
+    frames at 8 fps). -> (first, last frame) or None."""
+    for s, e in runs(free):
+        if e - s + 1 < min_frames:
+            continue
+        dy = np.diff(track.centroid_px[s:e + 1, 1]) / r
+        if (dy > 0).all() and (np.diff(dy) >= -slack_radii).all() and float(dy.sum()) >= min_drop_radii:
+            return int(s), int(e)
+    return None
 
 
 def _airborne_runs(track: Track, free: np.ndarray, r: float) -> list[tuple[int, int]]:
