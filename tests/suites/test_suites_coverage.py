@@ -96,12 +96,12 @@ def test_a_rejected_plan_counts_as_a_prompt_without_a_claim():
 
 
 def test_prompt_coverage_counts_claims_unplanned_clauses_and_words():
-    plan = RulesPlanner().plan("A red ball falls. Everything else is motionless. Static shot.").plan
+    plan = RulesPlanner().plan("A red ball falls. Gravity is weak here. Static shot.").plan
     cov = prompt_coverage(plan.prompt, plan, ["g"], True)
     assert (cov.claims, cov.typed, cov.instrumented) == (1, True, True)
-    assert [u["text"] for u in cov.unplanned if u["physical"]] == ["Everything else is motionless"]
-    assert cov.unplanned_words == ["everything", "else", "motionless", "static", "shot"]
-    assert cov.unplanned_constructions == ["everything else", "static shot"]
+    assert [u["text"] for u in cov.unplanned if u["physical"]] == ["Gravity is weak here"]
+    assert cov.unplanned_words == ["gravity", "weak", "static", "shot"]
+    assert cov.unplanned_constructions == ["static shot"]
 
 
 def test_typed_claims_of_a_physical_prompt():
