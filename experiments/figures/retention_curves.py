@@ -163,7 +163,9 @@ def retention_figure(jobs: list[JobRecord], out_dir: Path,
                                  "commitment_sigma_high": band.high, "commitment_sigma_low": band.low,
                                  "commitment_sigma_cross": band.cross})
             first, last = mean_air[0], mean_air[-1]
-            unmeasured = sum(series[f"{w}_{a}"][i][2] for w in WINDOWS for a in AXES for i in steps)
+            # per window: a window with no correlation in a clip (too few frames the tracker saw the ball in, or a
+            # still path) is a cell of the figure left without that clip
+            unmeasured = {w: sum(series[f"{w}_{a}"][i][2] for a in AXES for i in steps) for w in WINDOWS}
             mirrored_seeds = ", ".join(str(s) for s in sorted({j.seed for j in scene_jobs if j.row.get("mirrored")}))
             notes.append(f"{scene.replace('_', ' ')}: mean airborne retention {fmt(first, 2)} at the earliest "
                          f"release (sigma_rel {fmt(sigma_of[steps[0]], 3)}) and {fmt(last, 2)} at the latest "
@@ -173,7 +175,8 @@ def retention_figure(jobs: list[JobRecord], out_dir: Path,
                             else f"commitment: {band.state}")
                          + f"; {len(seeds)} seed(s) per point"
                          + (f" (seen mirrored: seed(s) {mirrored_seeds})" if mirrored_seeds else "")
-                         + f", {unmeasured} unmeasured cell(s).")
+                         + f", {sum(unmeasured.values())} unmeasured cell(s) (airborne {unmeasured['airborne']}, after "
+                           f"the first ground contact {unmeasured['after_ground']}).")
         axes[0][0].set_ylabel("retention r (tracked vs simulated)")
         handles, labels = axes[0][0].get_legend_handles_labels()
         for ax in axes[0][1:]:

@@ -127,6 +127,13 @@ def test_figure_command_writes_the_numbers_of_the_job_files(paper, figure, tmp_p
     rows = _csv(tmp_path / f"{stem}.csv")
     jobs = _jobs(folder)
     {"paths": _check_paths, "retention": _check_retention, "frames": _check_frames}[figure](rows, jobs)
+    if figure == "retention":  # the caption says which window each unmeasured cell is in
+        caption = (tmp_path / f"{stem}.txt").read_text()
+        for scene in {r["scene"] for r in rows}:
+            left = {w: sum(int(r["unmeasured"]) for r in rows if r["scene"] == scene and r["series"] in (f"{w}_x", f"{w}_y"))
+                    for w in ("airborne", "after_ground")}
+            assert (f"(airborne {left['airborne']}, after the first ground contact {left['after_ground']})"
+                    in caption), caption
 
 
 def _check_paths(rows, jobs):
