@@ -103,7 +103,18 @@ def colour_cost(rgb: np.ndarray, name: str, shade: str | None = None) -> np.ndar
     when the colour is nearly achromatic (a grey is no "green"), plus a weak lightness term. ``shade`` ("dark",
     "light", "pale", "bright", "deep") moves the expected lightness. Achromatic names: the chroma over
     ``ACHROMATIC_CHROMA`` plus the lightness distance outside the name's range, in units of 20 L*."""
+    return _cost_of_lab(rgb_to_lab(np.atleast_2d(np.asarray(rgb, float))), name, shade)
+
+
+def colour_costs(rgb: np.ndarray, names: list[str], shade: str | None = None) -> np.ndarray:
+    """:func:`colour_cost` of the (N, 3) sRGB colours for each of ``names`` -> (N, len(names)), converting the
+    colours to CIELAB once (a whole frame against several names)."""
     lab = rgb_to_lab(np.atleast_2d(np.asarray(rgb, float)))
+    return np.stack([_cost_of_lab(lab, n, shade) for n in names], axis=1) if names else np.zeros((len(lab), 0))
+
+
+def _cost_of_lab(lab: np.ndarray, name: str, shade: str | None) -> np.ndarray:
+    """:func:`colour_cost` of (N, 3) CIELAB colours."""
     hue, chroma = _hue_chroma(lab)
     light = lab[:, 0]
     key = name.lower()
@@ -145,7 +156,7 @@ def name_colour(rgb: np.ndarray) -> list[str]:
     lab = rgb_to_lab(rgb)
     _, chroma = _hue_chroma(lab)
     names = [n for n in REFERENCES if n not in ALIASES]
-    costs = np.stack([colour_cost(rgb, n) for n in names], axis=1)
+    costs = np.stack([_cost_of_lab(lab, n, None) for n in names], axis=1)
     out = []
     for i in range(len(rgb)):
         if chroma[i] < ACHROMATIC_CHROMA:

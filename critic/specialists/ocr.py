@@ -60,7 +60,7 @@ class TesseractReader:
     """``read`` specialist. Missing ``tesseract`` binary -> unknown with the reason."""
 
     name = "tesseract"
-    version = "6"
+    version = "4"
 
     def __init__(self, frames: int = 6, psm: int = 6, lang: str = "eng", match: float = 0.8, min_chars: int = 3,
                  upscale_to: int = 64, firm_confidence: float = 80.0, near_miss: float = 0.5):

@@ -333,11 +333,8 @@ def absent_from_clip(op: MeasureOp, subject: SubjectSpec | None, video: VideoCon
     rivals = [c for c in colours.named_in(prompt) if c not in same]
     seen: list[tuple[int, int]] = []  # (frame, largest blob px) where a blob of the colour shows
     for k in picks:
-        frame = video.frames[int(k)].reshape(-1, 3)
-        cost = colours.colour_cost(frame, name)
-        fits = cost <= max_colour_cost
-        for rival in rivals:
-            fits &= cost <= colours.colour_cost(frame, rival)
+        costs = colours.colour_costs(video.frames[int(k)].reshape(-1, 3), [name, *rivals])  # (H*W, 1 + rivals)
+        fits = (costs[:, 0] <= max_colour_cost) & (costs[:, 0] <= costs.min(axis=1))
         fits = fits.reshape(video.frames.shape[1:3])
         n, _, stats, _ = cv2.connectedComponentsWithStats(fits.astype(np.uint8), connectivity=8)
         blobs = stats[1:, cv2.CC_STAT_AREA]
@@ -587,11 +584,10 @@ def _emptied_in_place(video: VideoContext, track: Track, last: int, max_delta_e:
         ring_px = video.frames[k][outer][ring].astype(np.float32)
         if float(np.abs(ring_px - before_ring).max(axis=-1).mean()) > max_ring_change:
             return False
-        inside = video.frames[k][box].reshape(-1, 3).astype(np.float32)
-        if float(np.mean(colours.delta_e(inside, lab) <= max_delta_e)) > 0.1:
+        inside_lab = rgb_to_lab(video.frames[k][box].reshape(-1, 3))
+        if float(np.mean(np.linalg.norm(inside_lab - lab, axis=-1) <= max_delta_e)) > 0.1:
             return False
         ring_lab = rgb_to_lab(ring_px[:: max(1, len(ring_px) // 200)])
-        inside_lab = rgb_to_lab(inside)
         nearest = np.min(np.linalg.norm(inside_lab[:, None, :] - ring_lab[None, :, :], axis=-1), axis=1)
         if float(np.mean(nearest <= max_delta_e)) < 0.9:
             return False

@@ -42,28 +42,13 @@ def still(op: MeasureOp, track: Track, other: Track | None, video: VideoContext,
         return unknown(f"fewer than {min_frames} observed frames", required=req)
     r = radius(track)
     c = track.centroid_px
-    pixel_checks = 0
-    for s, e in runs(ok):
-        for a in range(s, e - min_frames + 2):
-            # the first frame from ``a`` on at which the body has gone somewhere (a move, not a wander)
-            b = next((b for b in range(a + min_frames - 1, e + 1)
-                      if float(np.linalg.norm(c[b] - c[a])) >= max(min_move_radii * r, 0.6 * float(
-                          np.linalg.norm(np.diff(c[a:b + 1], axis=0), axis=1).sum()))), None)
-            if b is None or pixel_checks >= max_pixel_checks:
-                continue
-            pixel_checks += 1
-            if still_there(video, track, a, b) or not same_colour(video, track, a, track, b):
-                continue
-            net = float(np.linalg.norm(c[b] - c[a]))
-            # the whole move: back to where it set off, on to where it stops moving away
-            while a > s and float(np.linalg.norm(c[a - 1] - c[a])) > 0.25 * r:
-                a -= 1
-            while b < e and float(np.linalg.norm(c[b + 1] - c[a])) > float(np.linalg.norm(c[b] - c[a])):
-                b += 1
-            moved = float(np.linalg.norm(c[b] - c[a])) / r
-            return measurement("contradicted", req, f"moves {moved:.1f} radii between frames {a} and {b} (the place "
-                               "it left is empty)", window=video.window(a, b), windows={"still": video.window(a, b)},
-                               moved_radii=round(max(moved, net / r), 3))
+    move = _confirmed_move(track, video, ok, r, min_move_radii, min_frames, max_pixel_checks)
+    if move is not None:
+        a, b = move
+        w = video.window(a, b)
+        moved = float(np.linalg.norm(c[b] - c[a])) / r
+        return measurement("contradicted", req, f"moves {moved:.1f} radii between frames {a} and {b} (the place it "
+                           "left is empty)", window=w, windows={"still": w}, moved_radii=round(moved, 3))
     seen = np.flatnonzero(ok)
     share = seen.size / max(video.num_frames, 1)
     if share < min_seen_share:
@@ -76,3 +61,31 @@ def still(op: MeasureOp, track: Track, other: Track | None, video: VideoContext,
     w = video.window(int(seen[0]), int(seen[-1]))
     return measurement("supported", req, f"within {wander:.1f} radii of one place over frames {seen[0]}-{seen[-1]}",
                        window=w, windows={"still": w})
+
+
+def _confirmed_move(track: Track, video: VideoContext, ok: np.ndarray, r: float, min_move_radii: float,
+                    min_frames: int, max_pixel_checks: int) -> tuple[int, int] | None:
+    """The first move of the subject the pixels confirm -> (first, last frame), extended back to where it set off
+    and on to where it stops moving away; None when there is none (or after ``max_pixel_checks`` refused ones).
+    A candidate starts at each observed frame ``a``: the first frame ``b`` of the same observed run, ``min_frames``
+    or more on, at ``min_move_radii`` radii or more from ``a`` and at least 0.6 of the path walked (mostly one way)."""
+    c = track.centroid_px
+    checks = 0
+    for s, e in runs(ok):
+        for a in range(s, e - min_frames + 2):
+            b = next((b for b in range(a + min_frames - 1, e + 1)
+                      if float(np.linalg.norm(c[b] - c[a])) >= max(min_move_radii * r, 0.6 * float(
+                          np.linalg.norm(np.diff(c[a:b + 1], axis=0), axis=1).sum()))), None)
+            if b is None:
+                continue
+            if checks == max_pixel_checks:
+                return None
+            checks += 1
+            if still_there(video, track, a, b) or not same_colour(video, track, a, track, b):
+                continue
+            while a > s and float(np.linalg.norm(c[a - 1] - c[a])) > 0.25 * r:
+                a -= 1
+            while b < e and float(np.linalg.norm(c[b + 1] - c[a])) > float(np.linalg.norm(c[b] - c[a])):
+                b += 1
+            return a, b
+    return None
