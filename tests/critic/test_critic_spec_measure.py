@@ -508,6 +508,26 @@ def test_a_colour_flicker_in_one_frame_is_not_the_named_body():
     assert states == {"one frame": "contradicted", "every frame": "unknown"}, states
 
 
+def test_a_speck_counts_as_a_body_only_at_the_scale_of_the_frame():
+    """No track found the green ball. The same 3x3 green speck in every frame may be a far ball on a 60 x 80 frame
+    (unknown), but on a 240 x 320 frame it is under the smallest body the tracker sees there (3e-4 of the frame,
+    23 px): coding seams or a blended edge, and the ball is not there (contradicted). A 6 x 6 blob on the large
+    frame is big enough to be the ball: unknown."""
+    t = 24
+    op = MeasureOp(id="m", subject="ball", quantity="permanence")
+    subjects = {"ball": SubjectSpec(name="ball", noun="ball", color="green")}
+    states = {}
+    for name, (h, w, side) in {"small frame": (60, 80, 3), "large frame": (240, 320, 3),
+                               "large frame, larger blob": (240, 320, 6)}.items():
+        frames = np.full((t, h, w, 3), 150, np.uint8)
+        frames[:, h // 2:h // 2 + side, w // 2:w // 2 + side] = (40, 180, 60)
+        m = TrackMeasurer().run(op, OperationInputs(subjects=subjects, tracks={"ball": []}),
+                                context_from_arrays(frames, 10.0))
+        states[name] = m.state
+    assert states == {"small frame": "unknown", "large frame": "contradicted",
+                      "large frame, larger blob": "unknown"}, states
+
+
 
 def test_a_body_the_prompt_names_in_a_neighbouring_colour_is_not_the_missing_one():
     """No track found the yellow cube. An orange ball (a neighbouring hue of yellow) is in every frame. When the
@@ -752,3 +772,15 @@ def test_a_fall_seen_in_too_few_frames_to_fit_is_still_a_fall(ys, state):
     assert m.state == state, (m.measured, m.reason)
     if state == "supported":
         assert (m.windows["airborne"].start_frame, m.windows["airborne"].end_frame) == (4, 7)
+
+
+def test_a_body_that_comes_in_at_the_border_and_vanishes_at_once_has_vanished():
+    """A ball thrown in from the right edge (cut by the border in its first frame) vanishes in open view two frames
+    later. Its first frame shows only part of it: that is no shrinking toward an occluder, so the vanishing stands
+    (contradicted from its last frame). Left in view, it persists (supported)."""
+    clip = S.drop_clip(x0=S.W - 2.0, y0=30.0, vx=-300.0)
+    assert S.vanish(clip, at=3).balls["ball"].visible.sum() == 3
+    gone = measure(S.vanish(clip, at=3), "permanence")
+    assert gone.state == "contradicted" and gone.window.start_frame == 2, (gone.measured, gone.reason)
+    assert measure(clip, "permanence").state == "supported"
+

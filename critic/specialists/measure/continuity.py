@@ -176,7 +176,9 @@ def permanence(op: MeasureOp, track: Track, other: Track | None, video: VideoCon
         nxt = track.centroid_px[last] + vel
         if not (r <= nxt[0] <= w - 1 - r and r <= nxt[1] <= h - 1 - r):
             continue  # about to leave the frame
-        recent = track.area_px[max(last - 2, 0):last + 1]
+        # a frame cut by the border shows part of the body (it came in there): that is no shrinking
+        near_end = np.arange(max(last - 2, 0), last + 1)
+        recent = track.area_px[near_end[ok[near_end] & ~np.asarray(track.touches_border, bool)[near_end]]]
         if np.any(recent[recent > 0] < 0.7 * med_area):
             continue  # shrinking as it goes: occluded, not vanished
         if other is not None and _near(other, track, last, r):
@@ -309,8 +311,8 @@ def _was_empty_before(video: VideoContext, track: Track, f0: int, still: float =
 
 
 def absent_from_clip(op: MeasureOp, subject: SubjectSpec | None, video: VideoContext, tol: Tolerances,
-                     prompt: str = "", max_colour_cost: float = 1.0, min_blob_px: int = 4, frames: int = 12,
-                     min_frames_seen: int = 2) -> Measurement:
+                     prompt: str = "", max_colour_cost: float = 1.0, min_blob_px: int = 4,
+                     min_blob_frac: float = 3e-4, frames: int = 12, min_frames_seen: int = 2) -> Measurement:
     """A named subject that no track found: is it in the clip at all? Only its colour name can say so without a
     track: when no blob of at least ``min_blob_px`` pixels within ``max_colour_cost`` of the name (about one
     colour-name step: a neighbouring hue still counts as the colour) shows in ``min_frames_seen`` of ``frames``
@@ -322,7 +324,12 @@ def absent_from_clip(op: MeasureOp, subject: SubjectSpec | None, video: VideoCon
 
     A pixel counts for the name only where no other colour the ``prompt`` names fits it better: "a yellow cube"
     next to "an orange ball" is not found in the orange ball, although orange is a neighbouring hue of yellow
-    (a body the prompt names in another colour is that body, not a shade of the missing one)."""
+    (a body the prompt names in another colour is that body, not a shade of the missing one).
+
+    The smallest blob that counts scales with the frame: ``min_blob_frac`` of its area (the tracker's own smallest
+    body), and never under ``min_blob_px``. A few pixels of a colour on a large frame are the seams of coding
+    blocks or the blended edge between two other colours (red against blue shows purple for a pixel), not a body;
+    on a 64 x 64 frame the same few pixels may be a far body."""
     req = "persists: nothing appears from nowhere, nothing vanishes without an occluder or leaving the frame"
     name = subject.color if subject is not None else None
     if subject is None or not colours.known(name) or (subject.count or 1) > 1:
@@ -331,6 +338,7 @@ def absent_from_clip(op: MeasureOp, subject: SubjectSpec | None, video: VideoCon
     picks = np.unique(np.linspace(0, t_count - 1, min(frames, t_count)).round().astype(int))
     same = {name.lower(), *({"grey", "gray"} if name.lower() in ("grey", "gray") else ())}
     rivals = [c for c in colours.named_in(prompt) if c not in same]
+    min_px = max(min_blob_px, int(np.ceil(min_blob_frac * video.frames.shape[1] * video.frames.shape[2])))
     seen: list[tuple[int, int]] = []  # (frame, largest blob px) where a blob of the colour shows
     for k in picks:
         costs = colours.colour_costs(video.frames[int(k)].reshape(-1, 3), [name, *rivals])  # (H*W, 1 + rivals)
@@ -338,14 +346,14 @@ def absent_from_clip(op: MeasureOp, subject: SubjectSpec | None, video: VideoCon
         fits = fits.reshape(video.frames.shape[1:3])
         n, _, stats, _ = cv2.connectedComponentsWithStats(fits.astype(np.uint8), connectivity=8)
         blobs = stats[1:, cv2.CC_STAT_AREA]
-        if n > 1 and int(blobs.max()) >= min_blob_px:
+        if n > 1 and int(blobs.max()) >= min_px:
             seen.append((int(k), int(blobs.max())))
         if len(seen) >= min_frames_seen:
             k0, px = seen[0]
             return unknown(f"'{op.subject}' was not tracked, but a {name} blob of {px} px shows in frame {k0} "
                            f"(and in {len(seen) - 1} more of {len(picks)} frames): it may be there", required=req)
     flicker = (f" (a {name} blob in frame {seen[0][0]} only: a flicker, not a body that stays)" if seen else "")
-    return measurement("contradicted", req, f"no {name} blob of {min_blob_px} px or more in {min_frames_seen} of "
+    return measurement("contradicted", req, f"no {name} blob of {min_px} px or more in {min_frames_seen} of "
                        f"{len(picks)} frames spread over the clip{flicker}: the {subject.noun} is not there",
                        window=video.window(0, t_count - 1), frames_checked=[int(k) for k in picks])
 
