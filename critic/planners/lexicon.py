@@ -204,7 +204,9 @@ class ClauseSpan:
     sentence: int
 
 
-CONNECTIVES = [("as soon as", "during"), ("and then", "before"), ("then", "before"), ("before", "before"),
+CONNECTIVES = [("only after that", "before"), ("after that", "before"), ("ahead of", "before"),
+               ("earlier than", "before"), ("sooner than", "before"), ("later than", "after"),
+               ("as soon as", "during"), ("and then", "before"), ("then", "before"), ("before", "before"),
                ("after", "after"), ("afterwards", "before"), ("while", "during"), ("when", "during"),
                ("as", "during"), ("until", "before"), ("and", None), ("but", None)]
 CONNECTIVE_KIND = dict(CONNECTIVES)

@@ -15,8 +15,10 @@ came from:
   through;
 * physical processes no instrument measures (melting, pouring, spinning, breaking ...): a ``judge`` claim over the
   clause, unknown when no semantic verifier is configured;
-* temporal connectives between events: then / before / after, while / when / as / as soon as; an elided verb
-  ("the red ball lands before the blue one") repeats the previous event for the new subject. Each event takes
+* temporal connectives between events: then / before / after / after that, while / when / as / as soon as, and
+  the comparatives ahead of / earlier than / sooner than / later than; an elided verb ("the red ball lands before
+  the blue one", "... touches down earlier than the pink cylinder") repeats the previous event for the new
+  subject. Each event takes
   part in an order relation through the window that stands for it there (``ORDER_WINDOWS``): a fall after
   another event through its landing, a rest through its onset; a relation without such a window is not checked
   (a note says so);
@@ -220,9 +222,9 @@ EVENTS: list[EventPattern] = [
               r"smash(?:es|ed)? into|bumps? into|bumped into|runs? into|ran into|slams? into|slammed into|"
               r"rams? into|rammed into)\b(?:\s+(?:over|down|into|against|onto))?" + _OBJ,
        "collision_response", "contact", partner=True),
-    _p("touch", r"\b(?:touch(?:es|ed|ing)?|makes? contact with|made contact with|making contact with|"
+    _p("touch", r"\b(?:touch(?:es|ed|ing)?(?!\s+down\b)|makes? contact with|made contact with|making contact with|"
                 r"comes? into contact with|came into contact with)\b" + _OBJ, "contact", "contact", partner=True),
-    _p("land", r"\b(?:lands?|landed|landing|reach(?:es|ed)?|hits? the (?:ground|floor))\b(?:\s+(?:on|onto|in|at))?"
+    _p("land", r"\b(?:lands?|landed|landing|touch(?:es|ed|ing)? down|reach(?:es|ed)?|hits? the (?:ground|floor))\b(?:\s+(?:on|onto|in|at))?"
                + _OBJ, "contact", "contact", partner=True, surface="floor"),
     _p("bounce", r"\b(?:bounces?|bounced|bouncing|rebounds?|rebounded)\b(?:\s+(?:off|on|along|across|down))?" + _OBJ,
        "bounce", "contact", partner=True),

@@ -137,8 +137,15 @@ class BackgroundTracker:
     def __init__(self, bg_samples: int = 25, min_threshold: float = 18.0, min_area_frac: float = 3e-4,
                  min_area_px: int = 12, max_coast_s: float = 0.5, gate_radii: float = 4.0, gate_speed: float = 2.5,
                  color_weight: float = 1.0, min_track_frames: int = 3, hold_patch_diff: float = 14.0,
-                 compensate_camera: bool = True, suppress_shadows: bool = True, max_shadow_share: float = 0.8):
+                 compensate_camera: bool = True, suppress_shadows: bool = True, max_shadow_share: float = 0.8,
+                 max_chroma_jump: float = 30.0, chroma_gate_after_s: float = 0.2):
         self.compensate_camera = compensate_camera
+        #: after a coast, a blob whose colour differs from the track's by more than this in CIELAB a*b* (hue and
+        #: chroma, not lightness: shade darkens a body without changing its hue) is another object
+        self.max_chroma_jump = max_chroma_jump
+        #: ... a coast of over this long (s): through a short one (a merge with a neighbour, a brief overlap) the
+        #: blob that comes out may still carry some of the other body's colour
+        self.chroma_gate_after_s = chroma_gate_after_s
         self.suppress_shadows = suppress_shadows
         self.max_shadow_share = max_shadow_share
         self.bg_samples = bg_samples
@@ -251,6 +258,7 @@ class BackgroundTracker:
         thr = self.threshold(frames, bg)
         dt = float(np.median(np.diff(times_s))) if t_count > 1 else 1.0
         max_coast = max(2, int(round(self.max_coast_s / dt))) if dt > 0 else 8
+        chroma_gap = max(3, int(round(self.chroma_gate_after_s / dt))) if dt > 0 else 3
         active: list[_Tracklet] = []
         finished: list[_Tracklet] = []
         next_id = 0
@@ -261,6 +269,7 @@ class BackgroundTracker:
             matched_d: set[int] = set()
             if active and len(det):
                 cost = np.full((len(active), len(det)), 1e6)
+                det_ab = colours.rgb_to_lab(det.rgb)[:, 1:]
                 for i, tr in enumerate(active):
                     gap = k - tr.last_seen
                     speed = float(np.linalg.norm(tr.vel))
@@ -269,6 +278,15 @@ class BackgroundTracker:
                     cdist = np.linalg.norm(det.rgb - tr.rgb, axis=1) / 60.0
                     c = d / max(tr.radius, 2.0) + self.color_weight * cdist
                     ok = d <= gate
+                    if gap > chroma_gap and self.max_chroma_jump > 0:
+                        # a track that coasted a while (lost, occluded) picks up the blob where its object shows
+                        # again, not whatever blob turns up inside its wide gate: the white can that stopped being
+                        # seen is not the green ball that changes size near where it was heading
+                        # (against the median colour it was seen in: the running colour takes on some of a body
+                        # it merged with just before it was lost)
+                        seen_rgb = np.median(np.stack([v[5] for v in tr.frames.values() if v[3]]), axis=0)
+                        jump = np.linalg.norm(det_ab - colours.rgb_to_lab(seen_rgb)[1:], axis=1)
+                        ok &= jump <= self.max_chroma_jump
                     cost[i, ok] = c[ok]
                 rows, cols = linear_sum_assignment(cost)
                 for i, j in zip(rows, cols):

@@ -362,6 +362,22 @@ def test_which_ball_lands_first_is_checkable():
     assert before.a.event == before.b.event == "contact"
 
 
+@pytest.mark.parametrize("prompt, first", [
+    ("Two balls are dropped, and the red ball hits the ground ahead of the blue ball.", "red_ball"),
+    ("Two balls are dropped. The red ball touches down earlier than the blue ball.", "red_ball"),
+    ("Two balls are dropped. The red ball lands later than the blue ball.", "blue_ball"),
+    ("Two balls are dropped. First the red ball lands, and only after that the blue ball.", "red_ball"),
+])
+def test_which_of_two_bodies_lands_first_in_other_words(prompt, first):
+    """Comparatives and sequencers of two landings ("ahead of", "earlier than", "later than", "only after that")
+    with the second body's verb left out are an order of the two landings, the earlier one named as such."""
+    p = plan_of(prompt)
+    before = next(op for op in p.operations if op.op == "before")
+    a, b = p.op(before.a.op), p.op(before.b.op)
+    assert {a.subject, b.subject} == {"red_ball", "blue_ball"} and a.subject == first
+    assert a.quantity in ("contact", "collision_response") and b.quantity == a.quantity
+
+
 def test_processes_no_instrument_measures_go_to_the_judge():
     p = plan_of("The ice cube melts on the table.")
     assert [op.op for op in checks_of(p, "The ice cube melts on the table")] == ["judge"]

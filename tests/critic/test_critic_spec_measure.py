@@ -784,3 +784,31 @@ def test_a_body_that_comes_in_at_the_border_and_vanishes_at_once_has_vanished():
     assert gone.state == "contradicted" and gone.window.start_frame == 2, (gone.measured, gone.reason)
     assert measure(clip, "permanence").state == "supported"
 
+
+
+def _truth_track(clip, hidden: np.ndarray) -> Track:
+    """The clip's ball as a tracker would report it, lost in the ``hidden`` frames (T,) bool."""
+    b = clip.balls["ball"]
+    xy = b.xy.astype(float).copy()
+    xy[hidden] = np.nan
+    r = b.radius[:, None]
+    return Track(subject="ball", identity=0, boxes_xyxy=np.concatenate([xy - r, xy + r], 1), centroid_px=xy,
+                 area_px=np.where(hidden, 0.0, np.pi * b.radius ** 2), visible=~hidden,
+                 coasted=np.zeros(len(xy), bool), touches_border=np.zeros(len(xy), bool), times_s=clip.times_s,
+                 meta={"binding": {"by": "color", "candidates": 1, "confident": True}})
+
+
+def test_a_bounce_inside_a_tracking_gap_is_no_jump():
+    """The tracker loses a falling ball for the three frames after it reaches the floor: it comes back 10 radii
+    higher than a straight continuation of its fall would put it, but within its speed of where it was (down and
+    up again): no jump (supported). Moved 8 radii sideways across the same gap, it has jumped (contradicted)."""
+    clip = S.drop_clip(vx=0.0)
+    first = int(round(clip.contacts_s[0] * clip.fps))
+    hidden = np.zeros(len(clip.frames), bool)
+    hidden[first + 1:first + 4] = True
+    op = MeasureOp(id="m", subject="ball", quantity="continuity")
+    bounced = TrackMeasurer().run(op, OperationInputs(tracks={"ball": [_truth_track(clip, hidden)]}), clip.context())
+    assert bounced.state == "supported", (bounced.measured, bounced.reason)
+    moved = S.teleport(clip, at=first + 2, dx_radii=8.0)
+    jumped = TrackMeasurer().run(op, OperationInputs(tracks={"ball": [_truth_track(moved, hidden)]}), moved.context())
+    assert jumped.state == "contradicted", (jumped.measured, jumped.reason)

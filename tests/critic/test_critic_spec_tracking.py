@@ -111,3 +111,22 @@ def test_a_body_that_never_moves_is_found_by_any_colour_name_the_binding_knows(n
     tracks = ground(still, name="block", color=name)
     assert len(tracks) == 1 and tracks[0].visible.mean() > 0.9
     assert np.median(tracks[0].centroid_px, axis=0) == pytest.approx([125.5, 65.5], abs=1.0)
+
+
+@pytest.mark.parametrize("later", ["green", "red"])
+def test_a_lost_track_takes_up_a_blob_of_its_own_colour_only(later):
+    """A red ball rolls right and is painted out at frame 10; from frame 16 a ball rolls on from where it was
+    heading. Painted green, it is another object: a separate identity, although it lies inside the lost track's
+    wide gate. Painted red, it is the red ball seen again: one identity with a gap."""
+    t_count = 30
+    t = np.arange(t_count) / S.FPS
+    xy = np.stack([20 + 90 * t, np.full(t_count, 40.0)], 1)
+    first = S.Ball(xy, np.full(t_count, 6.0), np.arange(t_count) < 10, S.COLORS["red"])
+    second = S.Ball(xy, np.full(t_count, 6.0), np.arange(t_count) >= 16, S.COLORS[later])
+    frames = S.draw(S.background(), [first, second], t_count)
+    result = BackgroundTracker().track(frames, t)
+    spans = sorted((int(np.flatnonzero(tr.visible)[0]), int(np.flatnonzero(tr.visible)[-1])) for tr in result.tracks)
+    if later == "green":
+        assert spans == [(0, 9), (16, t_count - 1)], spans
+    else:
+        assert spans == [(0, t_count - 1)], spans

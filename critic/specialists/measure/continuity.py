@@ -57,6 +57,11 @@ def continuity(op: MeasureOp, track: Track, other: Track | None, video: VideoCon
         vel = c[e0] - c[e0 - 1]
         pred = c[e0] + vel * gap
         miss = float(np.linalg.norm(c[s1] - pred)) / r
+        if vel[1] > 0:
+            # a falling body may bounce inside the gap: its height then ends anywhere within its vertical speed
+            # times the gap of where it was (down and up again), not only on the line it was falling along
+            off_y = max(0.0, abs(float(c[s1, 1] - c[e0, 1])) - float(vel[1]) * gap)
+            miss = min(miss, float(np.hypot(c[s1, 0] - pred[0], off_y)) / r)
         if (miss > tol.teleport_radii + 1.0 * gap and _same_look(video, track, e0, s1)
                 and not still_there(video, track, e0, s1) and not still_there(video, track, s1, e0)):
             jumps.append((e0, s1, miss))
