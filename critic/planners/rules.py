@@ -224,7 +224,8 @@ EVENTS: list[EventPattern] = [
        "collision_response", "contact", partner=True),
     _p("touch", r"\b(?:touch(?:es|ed|ing)?(?!\s+down\b)|makes? contact with|made contact with|making contact with|"
                 r"comes? into contact with|came into contact with)\b" + _OBJ, "contact", "contact", partner=True),
-    _p("land", r"\b(?:lands?|landed|landing|touch(?:es|ed|ing)? down|reach(?:es|ed)?|hits? the (?:ground|floor))\b(?:\s+(?:on|onto|in|at))?"
+    _p("land", r"\b(?:lands?|landed|landing|touch(?:es|ed|ing)? down|reach(?:es|ed)?|hits? the (?:ground|floor))\b"
+               r"(?:\s+(?:on|onto|in|at))?"
                + _OBJ, "contact", "contact", partner=True, surface="floor"),
     _p("bounce", r"\b(?:bounces?|bounced|bouncing|rebounds?|rebounded)\b(?:\s+(?:off|on|along|across|down))?" + _OBJ,
        "bounce", "contact", partner=True),
