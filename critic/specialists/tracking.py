@@ -118,6 +118,16 @@ class _Tracklet:
     box: np.ndarray | None = None
     frames: dict[int, tuple[np.ndarray, np.ndarray, float, bool, bool, np.ndarray]] = field(default_factory=dict)
 
+    def seen_rgb(self) -> np.ndarray:
+        """Median colour (sRGB) over the frames the blob was observed in (not coasted): unlike the running colour,
+        it does not take on a body the blob merged with for a frame or two."""
+        return np.median(np.stack([v[5] for v in self.frames.values() if v[3]]), axis=0)
+
+
+#: smallest body the tracker detects, as a share of the frame's area (a measurement looking for a body by colour
+#: without a track uses the same scale)
+MIN_AREA_FRAC = 3e-4
+
 
 @dataclass
 class TrackingResult:
@@ -134,7 +144,7 @@ class TrackingResult:
 class BackgroundTracker:
     """Multi-object tracker (see module doc). Arguments are tolerances in frames, pixels or radii."""
 
-    def __init__(self, bg_samples: int = 25, min_threshold: float = 18.0, min_area_frac: float = 3e-4,
+    def __init__(self, bg_samples: int = 25, min_threshold: float = 18.0, min_area_frac: float = MIN_AREA_FRAC,
                  min_area_px: int = 12, max_coast_s: float = 0.5, gate_radii: float = 4.0, gate_speed: float = 2.5,
                  color_weight: float = 1.0, min_track_frames: int = 3, hold_patch_diff: float = 14.0,
                  compensate_camera: bool = True, suppress_shadows: bool = True, max_shadow_share: float = 0.8,
@@ -269,7 +279,7 @@ class BackgroundTracker:
             matched_d: set[int] = set()
             if active and len(det):
                 cost = np.full((len(active), len(det)), 1e6)
-                det_ab = colours.rgb_to_lab(det.rgb)[:, 1:]
+                det_ab = None  # the blobs' CIELAB a*b*, converted once a track has coasted long enough to need it
                 for i, tr in enumerate(active):
                     gap = k - tr.last_seen
                     speed = float(np.linalg.norm(tr.vel))
@@ -284,8 +294,9 @@ class BackgroundTracker:
                         # seen is not the green ball that changes size near where it was heading
                         # (against the median colour it was seen in: the running colour takes on some of a body
                         # it merged with just before it was lost)
-                        seen_rgb = np.median(np.stack([v[5] for v in tr.frames.values() if v[3]]), axis=0)
-                        jump = np.linalg.norm(det_ab - colours.rgb_to_lab(seen_rgb)[1:], axis=1)
+                        if det_ab is None:
+                            det_ab = colours.rgb_to_lab(det.rgb)[:, 1:]
+                        jump = np.linalg.norm(det_ab - colours.rgb_to_lab(tr.seen_rgb())[1:], axis=1)
                         ok &= jump <= self.max_chroma_jump
                     cost[i, ok] = c[ok]
                 rows, cols = linear_sum_assignment(cost)
@@ -342,8 +353,7 @@ class BackgroundTracker:
             track = self._to_track(tr, times_s)
             if int(track.visible.sum()) >= self.min_track_frames:
                 tracks.append(track)
-                vis_rgb = [v[5] for v in tr.frames.values() if v[3]]
-                colors[tr.identity] = np.median(np.stack(vis_rgb), axis=0)
+                colors[tr.identity] = tr.seen_rgb()
         return TrackingResult(tracks=tracks, colors_rgb=colors, background=bg, threshold=thr, camera=camera)
 
     def _hold_if_static(self, tr: _Tracklet, frames: np.ndarray, k: int) -> bool:

@@ -528,7 +528,6 @@ def test_a_speck_counts_as_a_body_only_at_the_scale_of_the_frame():
                       "large frame, larger blob": "unknown"}, states
 
 
-
 def test_a_body_the_prompt_names_in_a_neighbouring_colour_is_not_the_missing_one():
     """No track found the yellow cube. An orange ball (a neighbouring hue of yellow) is in every frame. When the
     prompt names the orange ball, its pixels are the orange ball's: the yellow cube is not there (contradicted).
@@ -783,7 +782,6 @@ def test_a_body_that_comes_in_at_the_border_and_vanishes_at_once_has_vanished():
     gone = measure(S.vanish(clip, at=3), "permanence")
     assert gone.state == "contradicted" and gone.window.start_frame == 2, (gone.measured, gone.reason)
     assert measure(clip, "permanence").state == "supported"
-
 
 
 def _truth_track(clip, hidden: np.ndarray) -> Track:

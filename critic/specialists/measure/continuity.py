@@ -22,6 +22,7 @@ from critic.specialists.base import unknown
 from critic.specialists.colour import rgb_to_lab
 from critic.specialists.kinematics import observed, radius, runs, stationary_runs
 from critic.specialists.measure.common import Tolerances, measurement
+from critic.specialists.tracking import MIN_AREA_FRAC
 from critic.types import Measurement, MeasureOp, SubjectSpec, Track, VideoContext
 
 
@@ -317,7 +318,7 @@ def _was_empty_before(video: VideoContext, track: Track, f0: int, still: float =
 
 def absent_from_clip(op: MeasureOp, subject: SubjectSpec | None, video: VideoContext, tol: Tolerances,
                      prompt: str = "", max_colour_cost: float = 1.0, min_blob_px: int = 4,
-                     min_blob_frac: float = 3e-4, frames: int = 12, min_frames_seen: int = 2) -> Measurement:
+                     min_blob_frac: float = MIN_AREA_FRAC, frames: int = 12, min_frames_seen: int = 2) -> Measurement:
     """A named subject that no track found: is it in the clip at all? Only its colour name can say so without a
     track: when no blob of at least ``min_blob_px`` pixels within ``max_colour_cost`` of the name (about one
     colour-name step: a neighbouring hue still counts as the colour) shows in ``min_frames_seen`` of ``frames``
