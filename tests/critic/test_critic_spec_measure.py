@@ -292,6 +292,30 @@ def test_a_dead_stop_resumed_at_the_same_speed_breaks_continuity():
     assert smooth.state == "supported"
 
 
+def _rolling_clip(x_of_t) -> S.Synthetic:
+    """A red ball rolling right along the floor, its centre's x (px) at each frame from ``x_of_t(t)``, t in s."""
+    t = np.arange(40) / S.FPS
+    xy = np.stack([x_of_t(t), np.full(len(t), S.FLOOR_Y - S.RADIUS)], 1)
+    ball = S.Ball(xy, np.full(len(t), S.RADIUS), np.ones(len(t), bool), S.COLORS["red"])
+    return S.Synthetic(frames=S.draw(S.background(), [ball], len(t)), fps=S.FPS, audio=None, audio_rate_hz=S.AUDIO_RATE,
+                       balls={"ball": ball}, contacts_s=[])
+
+
+def test_a_body_that_stops_dead_with_nothing_to_stop_it_breaks_continuity():
+    """Rolling at 90 px/s (18 radii/s), the ball stops within one frame at frame 14 and stays there, with nothing
+    near it: contradicted, from the stop to the end. Braking by friction over a few frames to the same place, or
+    stopping dead against a ball that it sets rolling (equal masses exchange velocities), is no such stop."""
+    stop_t = 14 / S.FPS
+    dead = _rolling_clip(lambda t: 20.0 + 90.0 * np.minimum(t, stop_t))
+    m = measure(dead, "continuity")
+    assert m.state == "contradicted" and "stops dead at frame 14" in m.measured, m.measured
+    assert m.window.start_frame == 13 and m.window.end_frame == 39
+    decel = 90.0 / 0.3  # px/s^2: from 90 px/s to rest in 0.3 s (7 frames)
+    braked = _rolling_clip(lambda t: 20.0 + 90.0 * np.minimum(t, 0.3) - 0.5 * decel * np.minimum(t, 0.3) ** 2)
+    assert measure(braked, "continuity").state == "supported"
+    assert measure(S.collision_clip(), "continuity", subject="red").state == "supported"
+
+
 def test_a_contact_not_seen_is_contradicted_only_against_a_level_seen(drop):
     """No wall is located offline: a wall touch not seen is unknown, never contradicted. A ball that falls and
     lands is seen touching the floor."""

@@ -28,7 +28,9 @@ from critic.types import Measurement, MeasureOp, SubjectSpec, Track, VideoContex
 
 def continuity(op: MeasureOp, track: Track, other: Track | None, video: VideoContext, tol: Tolerances) -> Measurement:
     """No jump larger than ``tol.teleport_radii`` against the neighbouring frame-to-frame displacements (or, across
-    a short gap, against the constant-velocity prediction), unless the frame times explain it."""
+    a short gap, against the constant-velocity prediction), unless the frame times explain it; no stop in one frame
+    and start again at the same velocity (frozen or held frames); no stop dead from a steady velocity with
+    nothing to stop it (``_dead_stops``)."""
     req = f"continuous motion: no jump > {tol.teleport_radii:g} radii against the neighbouring velocities"
     r = radius(track)
     c = track.centroid_px
@@ -81,6 +83,12 @@ def continuity(op: MeasureOp, track: Track, other: Track | None, video: VideoCon
         a, b, size = max(jumps, key=lambda j: j[2])
         return measurement("contradicted", req, f"jump of {size:.1f} radii between frames {a} and {b}",
                            window=video.window(a, b), jumps=jumps)
+    stops = [] if video.sanity.likely_slow_motion else _dead_stops(track, video, r)
+    if stops:
+        s, e, v0 = stops[0]
+        return measurement("contradicted", req, f"stops dead at frame {s} from a steady {v0:.1f} radii/s, with no "
+                           f"braking and nothing moving near it, and stays still for {t[e] - t[s]:.2f} s",
+                           window=video.window(s - 1, e), stops=[list(x[:2]) for x in stops])
     if ok.sum() < 3:
         return unknown("fewer than 3 observed frames", required=req)
     if skipped:
@@ -116,6 +124,66 @@ def _freezes(track: Track, r: float) -> list[tuple[int, int, float, float]]:
         if alike(before, before_early) and alike(after, after_late) and alike(before, after):
             out.append((s, e, float(np.linalg.norm(before)), float(np.linalg.norm(after))))
     return out
+
+
+def _dead_stops(track: Track, video: VideoContext, r: float, min_speed: float = 4.0, steady: float = 1.35,
+                min_still_s: float = 0.5) -> list[tuple[int, int, float]]:
+    """Stops with no cause: the subject moves at a steady velocity (over ``min_speed`` radii/s, the four steps
+    before the stop within x``steady`` of each other and 30 degrees) not downward, then is still from one frame to
+    the next and stays still for ``min_still_s`` or to the end of the clip, while nothing else moves within two
+    radii of it. Friction brakes a body over several frames (a constant deceleration that stops it within one
+    frame shows as steps shrinking before it); a stop in one frame at full speed takes an impact, and what it hit
+    (a body coming in, or one it sets moving) moves next to it; a landing stops a body coming down.
+    -> (first still frame, last still frame, speed before in radii/s)."""
+    c, t = track.centroid_px, track.times_s
+    ok = observed(track)
+    border = np.asarray(track.touches_border, bool)
+    out = []
+    for s, e in stationary_runs(track):
+        if s < 4 or not ok[s - 4:s + 1].all() or border[s - 4:e + 1].any():
+            continue
+        if t[e] - t[s] < min_still_s - 1e-9 and e < len(c) - 2:
+            continue
+        steps = np.diff(c[s - 4:s + 1], axis=0) / np.diff(t[s - 4:s + 1])[:, None] / r  # (4, 2) radii/s
+        speeds = np.linalg.norm(steps, axis=1)
+        if speeds.min() < min_speed or speeds.max() > steady * speeds.min():
+            continue
+        mean = steps.mean(axis=0)
+        cosines = steps @ mean / (speeds * float(np.linalg.norm(mean)))
+        if cosines.min() < np.cos(np.radians(30)) or mean[1] > 0.5 * float(np.linalg.norm(mean)):
+            continue  # turning (not one steady velocity), or coming down onto something (a landing)
+        if _moves_nearby(video, track, s, r):
+            continue
+        out.append((s, e, float(speeds.mean())))
+    return out
+
+
+def _moves_nearby(video: VideoContext, track: Track, s: int, r: float, reach_radii: float = 2.0,
+                  frames: int = 3, min_share: float = 0.03) -> bool:
+    """Does anything besides the subject change in the picture within ``reach_radii`` of the subject's box, from
+    ``frames`` before its frame-``s`` stop to ``frames`` after (over ``min_share`` of the pixels around it, the
+    subject's own boxes, grown by half a radius, left out)? Another body that hit it, or that it set moving, does."""
+    h, w = video.frames.shape[1:3]
+    x0, y0, x1, y1 = track.boxes_xyxy[s]
+    reach = reach_radii * r
+    ys = slice(max(int(y0 - reach), 0), min(int(y1 + reach) + 1, h))
+    xs = slice(max(int(x0 - reach), 0), min(int(x1 + reach) + 1, w))
+    grow = 0.5 * r
+    for k in range(max(s - frames, 0), min(s + frames, len(video.frames) - 1)):
+        moved = _channel_max_diff(video.frames[k + 1, ys, xs], video.frames[k, ys, xs]) > 25
+        for j in (k, k + 1):
+            bx = track.boxes_xyxy[j]
+            if np.isfinite(bx).all():
+                moved[max(int(bx[1] - grow) - ys.start, 0):max(int(bx[3] + grow) + 1 - ys.start, 0),
+                      max(int(bx[0] - grow) - xs.start, 0):max(int(bx[2] + grow) + 1 - xs.start, 0)] = False
+        if moved.mean() > min_share:
+            return True
+    return False
+
+
+def _channel_max_diff(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Per-pixel largest channel difference of two (h, w, 3) uint8 pictures -> (h, w) uint8."""
+    return cv2.absdiff(a, b).max(axis=-1)
 
 
 def still_transitions(video: VideoContext, max_diff: int = 20) -> np.ndarray:
