@@ -18,10 +18,9 @@ came from:
 * temporal connectives between events: then / before / after / after that, while / when / as / as soon as, and
   the comparatives ahead of / earlier than / sooner than / later than; an elided verb ("the red ball lands before
   the blue one", "... touches down earlier than the pink cylinder") repeats the previous event for the new
-  subject. Each event takes
-  part in an order relation through the window that stands for it there (``ORDER_WINDOWS``): a fall after
-  another event through its landing, a rest through its onset; a relation without such a window is not checked
-  (a note says so);
+  subject. Each event takes part in an order relation through the window that stands for it there
+  (``ORDER_WINDOWS``): a fall after another event through its landing, a rest through its onset; a relation
+  without such a window is not checked (a note says so);
 * depth relations ("in front of", "rolls toward the camera"); counts ("three balls": exactly three, and a number
   before any noun, "three security guards", "nine breeds of dogs"; "dominoes", "several balls": two or more);
   on-screen text (a quoted string anywhere, text after "says"/"reads", after "word"/"logo", set off by double

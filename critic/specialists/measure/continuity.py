@@ -22,7 +22,7 @@ from critic.specialists.base import unknown
 from critic.specialists.colour import rgb_to_lab
 from critic.specialists.kinematics import observed, radius, runs, stationary_runs
 from critic.specialists.measure.common import Tolerances, measurement
-from critic.specialists.tracking import MIN_AREA_FRAC
+from critic.specialists.tracking import MIN_AREA_FRAC, channel_max_diff
 from critic.types import Measurement, MeasureOp, SubjectSpec, Track, VideoContext
 
 
@@ -170,7 +170,7 @@ def _moves_nearby(video: VideoContext, track: Track, s: int, r: float, reach_rad
     xs = slice(max(int(x0 - reach), 0), min(int(x1 + reach) + 1, w))
     grow = 0.5 * r
     for k in range(max(s - frames, 0), min(s + frames, len(video.frames) - 1)):
-        moved = _channel_max_diff(video.frames[k + 1, ys, xs], video.frames[k, ys, xs]) > 25
+        moved = channel_max_diff(video.frames[k + 1, ys, xs], video.frames[k, ys, xs]) > 25
         for j in (k, k + 1):
             bx = track.boxes_xyxy[j]
             if np.isfinite(bx).all():
@@ -179,11 +179,6 @@ def _moves_nearby(video: VideoContext, track: Track, s: int, r: float, reach_rad
         if moved.mean() > min_share:
             return True
     return False
-
-
-def _channel_max_diff(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Per-pixel largest channel difference of two (h, w, 3) uint8 pictures -> (h, w) uint8."""
-    return cv2.absdiff(a, b).max(axis=-1)
 
 
 def still_transitions(video: VideoContext, max_diff: int = 20) -> np.ndarray:
