@@ -322,6 +322,9 @@ TEXT_HOLDER_RE = re.compile(r"\b(?:an?|the)\s+(?:[a-z]+\s+){0,2}?(?:sign|banner|
 SOUND_RE = re.compile(r"\b(?:(?:an?|the|with an?|loud|soft|dull|sharp|audible)\s+)*(?:[a-z]+\s+)?"
                       r"(?P<sound>thuds?|thumps?|bangs?|clacks?|clanks?|clinks?|clicks?|crash(?:es)?|knocks?|smacks?|"
                       r"thwacks?|clatters?|pops?|sound|noise|impact sound)\b")
+#: hearing a body do something ("you can hear the grey ball tap the floor"): the verb heard is a sound
+HEAR_RE = re.compile(r"\bhear[sd]?\s+(?:(?:the|an?|one)\s+)?(?:[a-z]+\s+){0,2}?"
+                     r"(?P<sound>taps?|hits?|lands?|strikes?|knocks?|bounces?|thuds?|thumps?|clacks?|clicks?|bangs?)\b")
 #: words that end a clause's event list without being events ("the blue one does")
 ELLIPSIS_RE = re.compile(r"^\s*(?:(?:the|a|an)\s+)?(?:[a-z\-]+\s+){0,3}?(?:[a-z\-]+)(?:\s+(?:does|did|do|too|first|"
                          r"second|next|later|as well))?\s*$")
@@ -345,6 +348,9 @@ class Event:
     op: str | None = None
     quantity: str | None = None
     negated: bool = False
+    #: a sound that comes with the event before it in its clause ("hits the floor with a thud"): heard during
+    #: that event, and no event of its own for the clauses around
+    with_previous: bool = False
 
 
 @dataclass
@@ -461,7 +467,8 @@ class RulesPlanner:
         low = lower(prompt)[: self.max_prompt_chars]
         st = ParseState(low=low, builder=PlanBuilder(prompt),
                         sound_spans=[(m.start(), m.end()) for m in SOUND_RE.finditer(low)
-                                     if not re.match(r"\s+(?:into|over)\b", low[m.end():])])
+                                     if not re.match(r"\s+(?:into|over)\b", low[m.end():])]
+                        + [(m.start(), m.end()) for m in HEAR_RE.finditer(low)])
         b = st.builder
         self._find_subjects(st)
         self._numbered(st)
@@ -629,8 +636,12 @@ class RulesPlanner:
     def _events(self, st: ParseState, cls: list[Clause]) -> str:
         low, b = st.low, st.builder
         masked = low
+        # a sound named as a noun ("with a clear knock", "a loud bang") is heard, not done: its word is no event
+        nouns = [(a, z) for a, z in st.sound_spans if re.match(r"(?:with\s+)?(?:an?|the)\s", low[a:z])
+                 and not any(x.span[0] < z and a < x.span[1] for x in st.mentions)]
         for ci, clause in enumerate(cls):
-            hits = _hits(masked, clause.start, clause.end, low, st.mentions)
+            hits = [h for h in _hits(masked, clause.start, clause.end, low, st.mentions)
+                    if not any(a <= h[0] and h[1] <= z for a, z in nouns)]
             if not hits and ci > 0:
                 self._ellipsis(st, cls[ci - 1], clause)
                 continue
@@ -857,7 +868,9 @@ class RulesPlanner:
 
     def _sounds(self, st: ParseState, masked: str, cls: list[Clause]) -> None:
         low, b = st.low, st.builder
-        for m in SOUND_RE.finditer(masked):
+        # "hear the ball tap the floor": the heard verb may also have been read as the body's own event
+        found = sorted([*SOUND_RE.finditer(masked), *HEAR_RE.finditer(low)], key=lambda m: m.start())
+        for m in found:
             if (m.start(), m.end()) not in st.sound_spans:
                 continue
             if re.search(r"\bwithout\s+(?:an?\s+)?$", low[max(0, m.start() - 12):m.start()]):
@@ -870,7 +883,14 @@ class RulesPlanner:
             b.oblige(cid, op, "sound heard")
             clause = self._clause_at(cls, s)
             if clause is not None:
-                clause.events.append(Event("hear", (s, m.end()), [], cid, op))
+                k = cls.index(clause)
+                later = cls[k + 1] if k + 1 < len(cls) else None
+                # "falls with a thud as it lands": the sound is the landing's, the next clause's event
+                anchored_later = later is not None and later.events and later.connective in ("as", "when",
+                                                                                             "as soon as")
+                attached = low.startswith("with ", m.start()) and not anchored_later \
+                    and any(ev.span[1] <= s for ev in clause.events)
+                clause.events.append(Event("hear", (s, m.end()), [], cid, op, with_previous=attached))
                 clause.events.sort(key=lambda ev: ev.span[0])
 
     @staticmethod
@@ -973,14 +993,23 @@ class RulesPlanner:
 
     # ---- temporal ----------------------------------------------------------------------------------
     def _temporal(self, st: ParseState, cls: list[Clause]) -> None:
-        b = st.builder
         seq = [(c, ev) for c in cls for ev in c.events]
         for k in range(1, len(seq)):
             (c_prev, prev), (c_next, nxt) = seq[k - 1], seq[k]
+            if nxt.with_previous:
+                self._relate(st, nxt, prev, "during")  # "hits the floor with a thud": thud during the hit
+                continue
             if c_prev is c_next:
                 continue  # two events of one clause ("bounces twice and rolls"): no order claimed
+            if prev.with_previous:
+                # the clause's own event, not the sound that comes with it, meets the next clause's
+                prev = next(ev for ev in reversed(c_prev.events) if not ev.with_previous)
             if cls.index(c_next) != cls.index(c_prev) + 1:
                 continue  # the connective joins its clause to the one before it, which names no event
+            after_next = cls[cls.index(c_next) + 1] if cls.index(c_next) + 1 < len(cls) else None
+            if nxt.kind == "hear" and nxt is c_next.events[-1] and after_next is not None and after_next.events \
+                    and after_next.connective in ("as", "when", "as soon as"):
+                continue  # "..., while you hear it tap the floor as it lands": the sound is the landing's
             kind = CONNECTIVE_KIND.get(c_next.connective or "")
             first_is_after = c_prev.connective == "after" and (c_next.sentence == c_prev.sentence)
             if first_is_after and kind is None:
@@ -996,28 +1025,34 @@ class RulesPlanner:
                 a, z, rel = prev, nxt, "during"
             else:
                 continue
-            if a.op is None or z.op is None or a.negated or z.negated:
-                b.notes.append(f"temporal relation '{rel}' between '{a.kind}' and '{z.kind}' not checkable: "
-                               "an operand has no event window")
-                continue
-            refs = self._operands(st, a, z, rel)
-            if refs is None:
-                b.notes.append(f"temporal relation '{rel}' between '{a.kind}' and '{z.kind}' not checkable: no "
-                               "event window marks when one of them happens")
-                continue
-            if refs[0] == refs[1]:
-                continue  # one event mentioned twice ("bounces ... then bounces"): no order to check
-            if rel == "during" and len(set(a.subjects)) == 1 and set(a.subjects) == set(z.subjects) \
-                    and {refs[0].event, refs[1].event} == {"contact", "airborne"}:
-                # one body's landing "while" it flies: the landing ends the flight (phases of one motion, the
-                # airborne window stops where the contact begins), not two things at once
-                b.notes.append(f"'{a.kind}' and '{z.kind}' of one subject joined by 'while': the contact ends the "
-                               "flight, no simultaneity checked")
-                continue
-            op = b.op(BeforeOp if rel == "before" else DuringOp, a=refs[0], b=refs[1])
-            span = (min(prev.span[0], nxt.span[0]), max(prev.span[1], nxt.span[1]))
-            cid = b.claim(span, subjects=list(dict.fromkeys(prev.subjects + nxt.subjects)))
-            b.oblige(cid, op, f"{a.kind} {rel} {z.kind}")
+            self._relate(st, a, z, rel)
+
+    def _relate(self, st: ParseState, a: Event, z: Event, rel: str) -> None:
+        """Claim ``a`` ``rel`` ("before" or "during") ``z``, over the span from the first to the last of them,
+        when both have event windows."""
+        b = st.builder
+        if a.op is None or z.op is None or a.negated or z.negated:
+            b.notes.append(f"temporal relation '{rel}' between '{a.kind}' and '{z.kind}' not checkable: "
+                           "an operand has no event window")
+            return
+        refs = self._operands(st, a, z, rel)
+        if refs is None:
+            b.notes.append(f"temporal relation '{rel}' between '{a.kind}' and '{z.kind}' not checkable: no "
+                           "event window marks when one of them happens")
+            return
+        if refs[0] == refs[1]:
+            return  # one event mentioned twice ("bounces ... then bounces"): no order to check
+        if rel == "during" and len(set(a.subjects)) == 1 and set(a.subjects) == set(z.subjects) \
+                and {refs[0].event, refs[1].event} == {"contact", "airborne"}:
+            # one body's landing "while" it flies: the landing ends the flight (phases of one motion, the
+            # airborne window stops where the contact begins), not two things at once
+            b.notes.append(f"'{a.kind}' and '{z.kind}' of one subject joined by 'while': the contact ends the "
+                           "flight, no simultaneity checked")
+            return
+        op = b.op(BeforeOp if rel == "before" else DuringOp, a=refs[0], b=refs[1])
+        span = (min(a.span[0], z.span[0]), max(a.span[1], z.span[1]))
+        cid = b.claim(span, subjects=list(dict.fromkeys(a.subjects + z.subjects)))
+        b.oblige(cid, op, f"{a.kind} {rel} {z.kind}")
 
     @staticmethod
     def _operands(st: ParseState, a: Event, z: Event, rel: str) -> tuple[EventRef, EventRef] | None:

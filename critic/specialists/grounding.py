@@ -12,10 +12,12 @@ Every singular subject of the plan ("the green ball", "a cylinder") is assigned 
 * motion and presence: objects the prompt talks about are mostly the ones that move and stay in view, so a
   still or briefly seen identity costs a little more.
 
-Each subject may also stay unbound (a dummy column at ``unbound_cost``). The binding of a subject is firm when
-the best assignment beats the best one that gives that subject any other identity (or none) by ``min_margin``;
-otherwise the subject is bound to its best identity but marked not firm, with the margin and the number of
-identities within it, and the measurements on it come back unknown with that reason.
+Each subject may also stay unbound (a dummy column at ``unbound_cost``). The binding of a subject is firm when the
+best assignment beats the best one that gives that subject any other identity (or none) by ``min_margin``, or when
+it beats every assignment that gives the subject another identity by that margin and its identity shows the named
+colour plainly (so named, within ``sure_colour_cost``): being absent is then no rival; otherwise the subject is
+bound to its best identity but marked not firm, with the margin and the number of identities within it, and the
+measurements on it come back unknown with that reason.
 
 Plural subjects ("dominoes", "three green balls") take every identity left after the singular subjects whose
 colour is nearest to their colour among the plan's colours (or, with no colour, the identities that move).
@@ -98,6 +100,9 @@ class Weights:
     unbound_cost: float = 1.5
     min_margin: float = 0.25
     min_travel_radii: float = 1.5
+    #: a candidate within this colour cost of the named colour is that subject when no other candidate comes
+    #: within ``min_margin`` of it (its only rival is the subject being absent)
+    sure_colour_cost: float = 0.35
 
 
 def shape_cost(noun: str, cand: Candidate) -> float:
@@ -148,14 +153,17 @@ def cost_matrix(subjects: list[SubjectSpec], cands: list[Candidate], prompt: str
     return cost
 
 
-def assign(cost: np.ndarray, w: Weights = Weights()) -> tuple[list[int | None], list[float], list[int]]:
+def assign(cost: np.ndarray, w: Weights = Weights()
+           ) -> tuple[list[int | None], list[float], list[int], list[float]]:
     """One-to-one assignment of S subjects (rows) to N candidates (columns), each subject free to stay unbound
     at ``w.unbound_cost``. Returns per subject: the candidate index or None, the margin (how much more the best
-    assignment costs when this subject may not take its candidate; inf when nothing else is possible), and how
-    many candidates cost within ``w.min_margin`` of its own (its rivals, itself included)."""
+    assignment costs when this subject may not take its candidate; inf when nothing else is possible), how
+    many candidates cost within ``w.min_margin`` of its own (its rivals, itself included), and the margin over
+    the other candidates alone (the subject may then neither take its candidate nor stay unbound; inf when no
+    other candidate can be it)."""
     s_count, n_count = cost.shape
     if s_count == 0:
-        return [], [], []
+        return [], [], [], []
     full = np.full((s_count, n_count + s_count), FORBIDDEN)
     full[:, :n_count] = cost
     full[np.arange(s_count), n_count + np.arange(s_count)] = w.unbound_cost
@@ -167,19 +175,23 @@ def assign(cost: np.ndarray, w: Weights = Weights()) -> tuple[list[int | None], 
     cols, total = solve(full)
     picks: list[int | None] = [int(c) if c < n_count and full[i, c] < FORBIDDEN else None
                                for i, c in enumerate(cols)]
-    margins, rivals = [], []
+    margins, rivals, rival_margins = [], [], []
     for i, pick in enumerate(picks):
         if pick is None:
             margins.append(0.0)
             rivals.append(0)
+            rival_margins.append(0.0)
             continue
         alt = full.copy()
         alt[i, pick] = FORBIDDEN
         _, alt_total = solve(alt)
         margins.append(float("inf") if alt_total >= FORBIDDEN else alt_total - total)
+        alt[i, n_count + i] = FORBIDDEN
+        _, other_total = solve(alt)
+        rival_margins.append(float("inf") if other_total >= FORBIDDEN else other_total - total)
         ok = cost[i] < FORBIDDEN
         rivals.append(int(np.sum(ok & (cost[i] <= cost[i, pick] + w.min_margin))))
-    return picks, margins, rivals
+    return picks, margins, rivals, rival_margins
 
 
 def plural_members(subject: SubjectSpec, cands: list[Candidate], free: list[int], plan_colours: list[str],
@@ -218,6 +230,14 @@ def handed_over(cands: list[Candidate], pick: int, others: list[int], *, end_mar
             "fit it as well go on (the object may continue as another track)")
 
 
+def _shows_colour(rgb: np.ndarray, name: str, shade: str | None, max_cost: float) -> bool:
+    """Is the sRGB colour ``rgb`` (3,) plainly ``name``: a person would name it so, and its cost is under
+    ``max_cost``? (Names next to each other in hue, purple and blue, cost little against each other.)"""
+    canonical = {"gray": "grey"}.get(name.lower(), colours.ALIASES.get(name.lower(), name.lower()))
+    said = colours.name_colour(rgb[None])[0]
+    return said == canonical and float(colours.colour_cost(rgb[None], name, shade)[0]) <= max_cost
+
+
 def identifying(subject: SubjectSpec) -> bool:
     """Whether the subject carries evidence that tells objects apart: a known colour, a noun with a shape prior
     or a size word (motion and presence alone do not: any moving blob could be it)."""
@@ -233,16 +253,22 @@ def ground_subjects(subjects: list[SubjectSpec], cands: list[Candidate], prompt:
     Singular subjects are assigned one to one (module doc); plural subjects then take the identities left."""
     singular = [s for s in subjects if not plural.get(s.name)]
     cost = cost_matrix(singular, cands, prompt, w)
-    picks, margins, rivals = assign(cost, w)
+    picks, margins, rivals, rival_margins = assign(cost, w)
     out: dict[str, tuple[list[int], dict[str, Any]]] = {}
     taken = set()
-    for i, (s, pick, margin, rival) in enumerate(zip(singular, picks, margins, rivals)):
+    rgb = np.stack([c.rgb for c in cands]) if cands else np.zeros((0, 3))
+    for i, (s, pick, margin, rival, rival_margin) in enumerate(zip(singular, picks, margins, rivals, rival_margins)):
         if pick is None:
             out[s.name] = ([], {"by": "assignment", "candidates": 0, "confident": True, "doubt": ""})
             continue
         taken.add(pick)
         by = "color" if colours.known(s.color) else "shape/size"
         firm = margin >= w.min_margin
+        if not firm and colours.known(s.color) and rival_margin >= w.min_margin:
+            # the only close alternative is that the subject is not in the clip at all; a candidate of just the
+            # named colour settles that, however briefly seen, still or oddly shaped it is (those costs rank
+            # candidates against each other, not against absence)
+            firm = _shows_colour(rgb[pick], s.color, subject_shade(s, prompt), w.sure_colour_cost)
         near = [j for j in range(len(cands)) if j != pick and j not in picks
                 and cost[i, j] <= cost[i, pick] + 2 * w.min_margin]
         handed = handed_over(cands, pick, near)

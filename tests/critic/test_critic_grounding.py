@@ -81,6 +81,30 @@ def test_an_ambiguous_assignment_is_bound_but_not_firm():
     assert bound["red_ball"][0] == [1] and bound["red_ball"][1]["confident"]
 
 
+def test_a_lone_candidate_of_the_named_colour_is_firm_however_it_moves():
+    """One purple blob, still, seen in a quarter of the frames and twice as long as wide (a ball blurred in a
+    fast fall), costs almost as much as leaving "the purple ball" unbound; with no other candidate near it, the
+    only rival is absence, which a blob of just that colour rules out. A blob of a neighbouring hue alone
+    (pink or blue for purple) does not."""
+    def lone(rgb):
+        tr = _track(20, 40, 0, (8, 16))
+        seen = np.zeros(20, bool)
+        seen[10:15] = True
+        tr = Track(**{**{f: getattr(tr, f) for f in ("subject", "identity", "boxes_xyxy", "centroid_px", "area_px",
+                                                       "coasted", "touches_border", "times_s", "backend", "meta")},
+                      "visible": seen})
+        return [grounding.describe(tr, np.array(rgb, float))]
+
+    ball = SubjectSpec(name="purple_ball", noun="ball", color="purple")
+    cost = grounding.cost_matrix([ball], lone((128, 50, 160)), "")[0, 0]
+    assert cost > grounding.Weights().unbound_cost - grounding.Weights().min_margin  # a near tie with absence
+    members, evidence = grounding.ground_subjects([ball], lone((128, 50, 160)), "", {})["purple_ball"]
+    assert members == [0] and evidence["confident"], evidence
+    for neighbour in ((230, 110, 170), (90, 60, 200)):  # pink; a blue that costs little against purple
+        members, evidence = grounding.ground_subjects([ball], lone(neighbour), "", {})["purple_ball"]
+        assert members in ([], [0]) and not (members and evidence["confident"]), (neighbour, evidence)
+
+
 def test_a_colour_that_fits_no_track_binds_nothing():
     cands = _cands([((200, 30, 30), 10, 2, (8, 8))])
     bound = grounding.ground_subjects([SubjectSpec(name="green_ball", noun="ball", color="green")], cands, "", {})

@@ -144,6 +144,28 @@ def test_sound_as_it_lands():
     assert p.op(during.b.op).quantity == "contact" and during.b.event == "contact"
 
 
+def test_a_sound_named_as_a_noun_comes_with_the_event_before_it():
+    """"with a clear knock" is a sound heard as the ball hits the floor, not a second collision; the clause after
+    it ("while someone tosses it") meets the hit, not the sound. A knock done by a body is still an event."""
+    p = plan_of("A red ball hits the floor with a clear knock, while someone tosses the red ball rightward.")
+    e = explicit(p)
+    assert e["a clear knock"][0]["op"] == "hear"
+    durings = [op for op in p.operations if op.op == "during"]
+    assert len(durings) == 1 and p.op(durings[0].a.op).op == "hear" and durings[0].b.event == "contact"
+    done = plan_of("The red ball knocks the blue box over.")
+    assert not [op for op in done.operations if op.op == "hear"]
+
+
+def test_hearing_a_body_do_something_is_a_sound_claim():
+    """"you can hear the grey ball tap the floor as it lands": a sound, heard during the landing (and not during
+    the slide of the clause before, which 'while' joins to it)."""
+    p = plan_of("A grey ball slides toward the right into the wall, while you can hear the grey ball tap the floor "
+                "as it lands.")
+    assert [op for op in p.operations if op.op == "hear"]
+    durings = [op for op in p.operations if op.op == "during"]
+    assert len(durings) == 1 and p.op(durings[0].a.op).op == "hear" and durings[0].b.event == "contact"
+
+
 def test_text_claim_keeps_quoted_string_and_span():
     prompt = 'A sign reading "OPEN" hangs on the wall.'
     p = plan_of(prompt)

@@ -235,12 +235,89 @@ def test_rolling_toward_the_camera_is_not_sinking():
     assert measure(clip, "penetration", holds=False).state == "supported"
 
 
+def _into_the_floor(x_of_t, *, width_from: int | None = None, t_count: int = 30) -> S.Synthetic:
+    """A red ball falling from rest at (x, 20) px onto the floor line seen edge-on, with nothing to stop it there:
+    the floor's front, drawn over the ball, hides the part of it below the line, so the ball shrinks from below and
+    is gone. ``width_from``: instead, from that frame on, a wall-coloured post in front of the ball's right side
+    grows leftward over it (a body cut from a side, at its place in the air)."""
+    t = np.arange(t_count) / S.FPS
+    xy = np.stack([x_of_t(t), 20.0 + 0.5 * S.G_PX * t ** 2], 1)
+    ball = S.Ball(xy, np.full(t_count, 2.0 * S.RADIUS), xy[:, 1] < S.FLOOR_Y + 3 * S.RADIUS, S.COLORS["red"])
+    bg = S.background()
+    frames = S.draw(bg, [ball], t_count)
+    fy = int(S.FLOOR_Y)
+    if width_from is None:
+        frames[:, fy:] = bg[fy:]
+    else:
+        for k in range(width_from, t_count):
+            cover = int(round(xy[width_from, 0] + 2 * S.RADIUS - 4 * (k - width_from + 1)))
+            frames[k, :fy, max(cover, 0):] = bg[:fy, max(cover, 0):]
+    return S.Synthetic(frames=frames, fps=S.FPS, audio=None, audio_rate_hz=S.AUDIO_RATE, balls={"ball": ball},
+                       contacts_s=[])
+
+
+def test_a_body_that_goes_into_the_floor_out_of_sight_passes_into_it():
+    """Falling onto the floor line, the ball's top goes on down while its bottom stays on the line; it shrinks
+    from below and is gone in view: it passed into the floor (no level it rested on is needed to see that). A
+    ball hidden from one side by something drawn in front of it narrows instead: no passing into anything."""
+    clip = _into_the_floor(lambda t: np.full(len(t), 60.0))
+    m = measure(clip, "penetration", holds=False)
+    assert m.state == "contradicted" and "goes down into the surface" in m.measured, (m.measured, m.reason)
+    y = clip.balls["ball"].xy[:, 1]
+    cut = np.flatnonzero(y + 2 * S.RADIUS > S.FLOOR_Y)
+    gone = np.flatnonzero(y - 2 * S.RADIUS > S.FLOOR_Y)
+    assert m.window.start_frame <= cut[0] and m.window.end_frame >= gone[0] - 1
+    assert m.window.end_frame <= gone[0] + 1
+    side = _into_the_floor(lambda t: np.full(len(t), 60.0), width_from=4)
+    assert measure(side, "penetration", holds=False).state == "unknown"
+
+
 def test_a_fall_played_backwards_contradicts_support(drop):
     """Played backwards, a drop is a ball gaining height from rest with nothing pushing it (time reversal keeps
     the acceleration downward, so the fall's own shape does not show it)."""
     m = measure(S.backwards(drop), "support")
     assert m.state == "contradicted", (m.measured, m.reason)
     assert m.window is not None and m.values
+
+
+def test_a_body_at_rest_when_the_clip_opens_that_rises_by_itself_is_unsupported():
+    """A ball resting on the floor for the clip's first three frames (under the four of a stationary run) that then
+    rises, faster and faster, with nothing touching it: support is contradicted over the rise. The same ball
+    rolling off along the floor instead is no rise."""
+    t_count, rest = 20, 3
+    t = np.clip(np.arange(t_count) - (rest - 1), 0, None) / S.FPS
+    ground = S.FLOOR_Y - S.RADIUS
+
+    def clip(y, x):
+        ball = S.Ball(np.stack([x, y], 1), np.full(t_count, S.RADIUS), y > -S.RADIUS, S.COLORS["red"])
+        return S.Synthetic(frames=S.draw(S.background(), [ball], t_count), fps=S.FPS, audio=None,
+                           audio_rate_hz=S.AUDIO_RATE, balls={"ball": ball}, contacts_s=[])
+
+    rising = clip(ground - 0.5 * 0.8 * S.G_PX * t ** 2, np.full(t_count, 80.0))
+    m = measure(rising, "support")
+    assert m.state == "contradicted" and "from rest" in m.measured, (m.measured, m.reason)
+    assert rest - 1 <= m.window.start_frame <= rest and m.window.end_frame >= rest + 5
+    rolling = clip(np.full(t_count, ground), 30.0 + 60.0 * t)
+    assert measure(rolling, "support").state == "supported"
+
+
+def test_a_flight_stopped_in_its_first_frames_and_resumed_is_unsupported():
+    """A ball thrown up at 150 px/s (30 radii/s) from 60 px stops at frame 2, when the clip has shown only two
+    steps of its flight, hangs there for 12 frames (0.5 s) and goes on as thrown: support is contradicted over
+    the stop, going up before and after, and so is continuity (it carries on at the velocity it stopped with).
+    The same ball thrown and never stopped is neither."""
+    t_count = 40
+    t = np.arange(t_count) / S.FPS
+    xy, _ = S.bounce_path(t, x0=80.0, y0=60.0, vy=-150.0)
+    thrown = S.Ball(xy, np.full(t_count, S.RADIUS), np.ones(t_count, bool), S.COLORS["red"])
+    clip = S.Synthetic(frames=S.draw(S.background(), [thrown], t_count), fps=S.FPS, audio=None,
+                       audio_rate_hz=S.AUDIO_RATE, balls={"ball": thrown}, contacts_s=[])
+    stopped = S.pause_in_fall(clip, at=2, length=12)
+    m = measure(stopped, "support")
+    assert m.state == "contradicted" and "going up before and after" in m.measured, (m.measured, m.reason)
+    assert m.window.start_frame == 2 and m.window.end_frame in (13, 14)
+    assert measure(stopped, "continuity").state == "contradicted"
+    assert measure(clip, "support").state == "supported" and measure(clip, "continuity").state == "supported"
 
 
 def receding_track(merged_tail: int) -> Track:
@@ -338,6 +415,30 @@ def test_a_contact_not_seen_is_contradicted_only_against_a_level_seen(drop):
     assert m.state == "unknown" and "no floor level" in m.reason
 
 
+def test_a_body_on_the_floor_line_from_its_first_frame_gives_no_landing_time(drop):
+    """A ball whose bottom is on the background's floor line in the first frame it is seen touches the floor, but
+    the clip never shows it come down: the contact has no event window, so "a thud as it lands" cannot be timed
+    against it. The same ball seen coming down to the line has one, at the frame it gets there."""
+    video = drop.context()
+    subjects = {"ball": SubjectSpec(name="ball", noun="ball", color="red")}
+    t = 30
+
+    def on_line(y0: float) -> Track:
+        y = np.minimum(y0 + 3.0 * np.arange(t), 76.0)
+        boxes = np.stack([np.full(t, 46.0), y - 4, np.full(t, 54.0), y + 4], 1)
+        return Track(subject="ball", identity=0, boxes_xyxy=boxes,
+                     centroid_px=np.stack([np.full(t, 50.0), y], 1), area_px=np.full(t, 50.0), visible=np.ones(t, bool),
+                     coasted=np.zeros(t, bool), touches_border=np.zeros(t, bool), times_s=np.arange(t) / 10.0,
+                     meta={"floor_row_px": 80.0})
+
+    op = MeasureOp(id="f", subject="ball", quantity="contact", surface="floor")
+    resting = TrackMeasurer().run(op, OperationInputs(subjects=subjects, tracks={"ball": [on_line(76.0)]}), video)
+    assert resting.state == "supported" and "contact" not in resting.windows, resting
+    # seen coming down 3 px a frame to the line, which it reaches at frame 6
+    landing = TrackMeasurer().run(op, OperationInputs(subjects=subjects, tracks={"ball": [on_line(58.0)]}), video)
+    assert landing.state == "supported" and "contact" in landing.windows, landing
+
+
 # ------------------------------------------------------------------------------------------ firm evidence only
 
 
@@ -372,6 +473,18 @@ def test_a_track_that_ends_where_its_colour_stays_is_not_a_vanishing():
     assert stays.state == "supported", (stays.measured, stays.reason)
     gone = TrackMeasurer().run(op, OperationInputs(tracks={"ball": [_box_track(t, seen)]}), _still_ball_video(t, 0, 7))
     assert gone.state == "contradicted" and gone.window.start_frame == 6, (gone.measured, gone.reason)
+
+
+def test_an_appearance_is_placed_from_the_frame_that_shows_its_place_empty():
+    """The red square appears at frame 8 where the picture showed the floor and stays: contradicted, over a window
+    that starts at frame 7, the last frame that shows its place empty (as a vanishing's starts at the last frame
+    that shows the body), and runs to its last frame."""
+    t = 20
+    seen = np.arange(t) >= 8
+    op = MeasureOp(id="m", subject="ball", quantity="permanence")
+    m = TrackMeasurer().run(op, OperationInputs(tracks={"ball": [_box_track(t, seen)]}), _still_ball_video(t, 8, t))
+    assert m.state == "contradicted" and "appears at frame 8" in m.measured, (m.measured, m.reason)
+    assert (m.window.start_frame, m.window.end_frame) == (7, t - 1)
 
 
 def test_rest_is_not_denied_on_a_track_seen_in_patches():

@@ -30,6 +30,11 @@ def contact(op: MeasureOp, track: Track, other: Track | None, video: VideoContex
             if near.any():
                 k = int(np.flatnonzero(near)[0])
                 w = video.window(k, k)
+                if k == int(np.flatnonzero(observed(track))[0]):
+                    # on the floor line from the first frame it is seen: it touches the floor, but no coming down
+                    # onto it is seen, so no event window says when it landed
+                    return _contact_state(op, req, True, None, f"bottom at the floor line from frame {k}, the "
+                                          "first it is seen in (when it came down is not seen)", window=w)
                 return _contact_state(op, req, True, w, f"bottom at the floor line from frame {k}")
         if contacts:
             c = contacts[0]

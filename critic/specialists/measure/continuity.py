@@ -99,8 +99,9 @@ def continuity(op: MeasureOp, track: Track, other: Track | None, video: VideoCon
 
 def _freezes(track: Track, r: float) -> list[tuple[int, int, float, float]]:
     """Short stationary runs (under 0.8 s) entered and left at a steady speed the same way: moving at over 4
-    radii/s at one velocity over the four frames before the stop and at a similar velocity (within x1.4, within 30
-    degrees) over the four frames after it. A body brakes over several frames and needs a push to move again; one
+    radii/s at one velocity over the four frames before the stop (over the frames there are, down to one, when the
+    stop comes in the clip's first frames) and at a similar velocity (within x1.4, within 30 degrees) over the four
+    frames after it. A body brakes over several frames and needs a push to move again; one
     that stops dead and carries on as before has been frozen in time (held frames).
     -> (first, last frame, speed before, speed after) radii/s."""
     c = track.centroid_px
@@ -117,11 +118,14 @@ def _freezes(track: Track, r: float) -> list[tuple[int, int, float, float]]:
 
     out = []
     for s, e in stationary_runs(track):
-        if s < 4 or e + 4 >= len(c) or not (ok[s - 4:s + 1].all() and ok[e:e + 5].all()) or t[e] - t[s] > 0.8:
+        lead = min(s, 4)  # a stop in the clip's first frames has fewer frames before it to show the velocity
+        if lead < 1 or e + 4 >= len(c) or not (ok[s - lead:s + 1].all() and ok[e:e + 5].all()) \
+                or t[e] - t[s] > 0.8:
             continue
-        before, before_early = vel(s - 2, s), vel(s - 4, s - 2)
+        before = vel(s - min(lead, 2), s)
+        steady_before = lead < 4 or alike(before, vel(s - 4, s - 2))
         after, after_late = vel(e, e + 2), vel(e + 2, e + 4)
-        if alike(before, before_early) and alike(after, after_late) and alike(before, after):
+        if steady_before and alike(after, after_late) and alike(before, after):
             out.append((s, e, float(np.linalg.norm(before)), float(np.linalg.norm(after))))
     return out
 
@@ -317,7 +321,9 @@ def appearances(tracks: Sequence[Track], video: VideoContext, tol: Tolerances, s
             continue  # its colour was already there, next to where it is first tracked: found late, not new
         return measurement("contradicted", req, f"'{tr.subject}' instance appears at frame {f0} in open view "
                            "(full size, away from the border, nothing there before)",
-                           window=video.window(f0, _last_seen(tr)), appears_at=f0, identity=int(tr.identity))
+                           # from the frame that shows its place empty, as a vanishing's window starts at the
+                           # last frame that shows it there
+                           window=video.window(f0 - 1, _last_seen(tr)), appears_at=f0, identity=int(tr.identity))
     if singular:
         return split_jumps(tracks, video, tol, True, req_for="permanence")
     return None

@@ -150,20 +150,28 @@ def _falls_at_all(op: MeasureOp, track: Track, video: VideoContext) -> Measureme
 
 
 def _pauses_in_fall(track: Track, r: float) -> list[tuple[int, int]]:
-    """Stationary runs in the middle of a descent: coming down just before, coming down again just after, with
-    no sideways travel on the way out (a body that lands on a ledge must roll to its edge to fall again): an
-    unsupported body does not stop in mid-air."""
+    """Stationary runs in the middle of a flight: moving down (or up) just before, moving on the same way just
+    after, with no sideways travel on the way out (a body that lands on a ledge must roll to its edge to fall
+    again): an unsupported body does not stop in mid-air. Before the run, three observed frames that come down
+    half a radius or more; when the clip shows fewer (the stop comes in its first frames), a single step of
+    ``0.3`` radius or more, well above the tracker's jitter, shows the flight it interrupts."""
     ok = observed(track)
     y = track.centroid_px[:, 1]
     x = track.centroid_px[:, 0]
     out = []
     for s, e in stationary_runs(track):
-        a, b = s - 3, e + 3
-        if a < 0 or b >= len(y) or not ok[a:b + 1].all():
+        b = e + 3
+        a = s - 3
+        while a < s - 1 and (a < 0 or not ok[a:s + 1].all()):
+            a += 1
+        if a < 0 or b >= len(y) or not ok[a:s + 1].all() or not ok[e:b + 1].all():
             continue
-        down_before = y[s] - y[a] >= 0.5 * r and y[s] - y[s - 1] > 0.05 * r
-        down_after = y[b] - y[e] >= 0.5 * r and y[e + 1] - y[e] > 0.05 * r
-        if down_before and down_after and abs(x[e + 1] - x[e]) < 0.5 * r:
+        before, after = y[s] - y[a], y[b] - y[e]
+        way = np.sign(before)
+        enough = 0.5 * r if s - a >= 3 else 0.3 * r
+        moving_before = abs(before) >= enough and way * (y[s] - y[s - 1]) > 0.05 * r
+        same_after = np.sign(after) == way and abs(after) >= 0.5 * r and way * (y[e + 1] - y[e]) > 0.05 * r
+        if moving_before and same_after and abs(x[e + 1] - x[e]) < 0.5 * r:
             out.append((s, e))
     return out
 
@@ -213,27 +221,37 @@ def _released_unsupported(track: Track, video: VideoContext, r: float, hover_rad
 def _rises_unaided(track: Track, r: float) -> list[tuple[int, int, str]]:
     """Rises no unsupported body makes: from a rest, up more than 1.5 radii within half a second (nothing
     launches it), or a rebound much higher than a drop that began at rest at its apex (energy from nowhere, as
-    in a fall played backwards). At the same apparent size throughout (not a move in depth)."""
+    in a fall played backwards). At the same apparent size throughout (not a move in depth).
+
+    A rest is a stationary run, or the clip's opening frames (two or more) in which the body stands still: a body
+    the clip opens on at rest has rested there for as long as anyone can tell, however soon it moves."""
     ok = observed(track)
     bottom = track.boxes_xyxy[:, 3]
     size = area_radius(track)
     t = track.times_s
     out = []
     y = track.centroid_px[:, 1]
-    for s, e in stationary_runs(track):
+    rests = stationary_runs(track)
+    opening = [(s, e) for s, e in stationary_runs(track, min_frames=2, min_seconds=0.0) if s == 0]
+    if opening and not any(s == 0 for s, _ in rests):
+        rests = opening[:1] + rests
+    for s, e in rests:
         horizon = int(np.searchsorted(t, t[e] + 1.0))
         for f in range(e + 1, min(horizon, len(t))):
-            if not ok[f]:
-                break
+            if not ok[f] or (f - e >= 2 and y[f] >= y[f - 1]):
+                break  # lost, or no longer rising
             if (bottom[e] - bottom[f]) / r > 1.5:
                 # a body that rises moves there: the centre too, rising over the last three frames, at one size
                 # (a box that jumps in a frame or two is the segmentation, not the body)
                 climb = np.diff(y[max(f - 3, e):f + 1])
                 if (f - e >= 3 and (y[e] - y[f]) / r > 1.5 and climb.size >= 3 and (climb < 0).all()
                         and np.nanmax(size[e:f + 1]) / np.nanmin(size[e:f + 1]) < 1.2):
-                    out.append((s, f, f"rises {(bottom[e] - bottom[f]) / r:.1f} radii from rest within "
-                                      f"{t[f] - t[e]:.2f} s, with nothing launching it"))
-                break
+                    top = f  # the window is the whole rise, from the last frame at rest
+                    while top + 1 < len(t) and ok[top + 1] and y[top + 1] < y[top]:
+                        top += 1
+                    out.append((e, top, f"rises {(bottom[e] - bottom[f]) / r:.1f} radii from rest within "
+                                        f"{t[f] - t[e]:.2f} s, with nothing launching it"))
+                    break
     for c in floor_contacts(track):
         if c.kind == "bounce" and c.from_apex and c.rebound_radii > 1.3 * c.drop_radii + 0.75:
             out.append((max(c.frame - 1, 0), c.frame + 2, f"rebounds {c.rebound_radii:.1f} radii after a fall of "
@@ -301,8 +319,9 @@ def support(op: MeasureOp, track: Track, other: Track | None, video: VideoContex
     pauses = _pauses_in_fall(track, r)
     if pauses:
         s, e = pauses[0]
-        return measurement("contradicted", req, f"stops in mid-fall for {track.times_s[e] - track.times_s[s]:.2f} s "
-                           f"(frames {s}-{e}), coming down before and after", window=video.window(s, e),
+        way = "coming down" if track.centroid_px[e + 1, 1] > track.centroid_px[e, 1] else "going up"
+        return measurement("contradicted", req, f"stops in mid-flight for {track.times_s[e] - track.times_s[s]:.2f} "
+                           f"s (frames {s}-{e}), {way} before and after", window=video.window(s, e),
                            stationary_runs=still)
     released = _released_unsupported(track, video, r, tol.hover_radii)
     if released:

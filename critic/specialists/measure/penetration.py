@@ -6,7 +6,8 @@ The function reports the property itself (it passes into): the implicit claim as
 The floor is judged only against a level the clip shows the subject on: where it touched down (a bounce or a
 landing) or rested. A background's strongest horizontal edge is no such level: on a floor seen in perspective it
 is the far edge, and a body that merely leaves the frame below it has passed into nothing. With no such level
-the state is unknown.
+the state is unknown, unless the clip shows the body going into the surface itself: its top goes on down while
+its bottom stays at a row, it shrinks from below and is gone (:func:`_sinks_out_of_sight`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from critic.specialists.base import unknown
 from critic.specialists.kinematics import (area_radius, floor_contacts, observed, parabola_fit, radius, runs,
                                            stationary_runs)
 from critic.specialists.measure.common import Tolerances, measurement, phrase
+from critic.specialists.measure.continuity import colour_pixels, subject_lab
 from critic.types import Measurement, MeasureOp, Track, VideoContext
 
 #: the bottom must go this many radii below the level before the subject counts as sunk into it
@@ -28,6 +30,14 @@ SINK_MAX_GROWTH = 1.12
 #: a descent accelerating faster than this (radii/s^2) is a fall off an edge, not a sinking (everyday bodies fall
 #: at 50-300 radii/s^2; a sinking body hardly gathers speed)
 FALL_ACCEL_RADII = 20.0
+#: a body going into a surface shows less than this share of its usual height (and area) in its last frame(s)
+SINK_SHOWN_SHARE = 0.7
+#: ... and stays out of sight this long (s) afterwards
+SINK_GONE_S = 0.2
+#: a box under this many rows cannot show a cut from below (one row is a third of a body six rows tall)
+SINK_MIN_HEIGHT_PX = 8.0
+#: a body cut from below keeps most of its width; one that narrows goes behind something from the side
+SINK_MIN_WIDTH_SHARE = 0.6
 
 
 def penetration(op: MeasureOp, track: Track, other: Track | None, video: VideoContext,
@@ -54,7 +64,74 @@ def penetration(op: MeasureOp, track: Track, other: Track | None, video: VideoCo
         return unknown("no wall geometry is measured offline",
                        required=phrase(op, "passes into the wall", "does not pass into the wall"))
     req = phrase(op, "passes into the floor", "does not pass into the floor (below a level it touched or rested on)")
+    sink = _sinks_out_of_sight(track, video)
+    if sink is not None:
+        first, last, row = sink
+        return measurement("supported", req, f"goes down into the surface at row {row:.0f} px: its top goes on down "
+                           f"while its bottom stays there, it shrinks from below from frame {first} and is gone "
+                           f"after frame {last}",
+                           window=video.window(max(first - 1, 0), min(last + 1, video.num_frames - 1)),
+                           level_row_px=row)
     return _against_own_levels(track, req, video)
+
+
+def _sinks_out_of_sight(track: Track, video: VideoContext) -> tuple[int, int, float] | None:
+    """A body that goes down into a surface and out of sight: over its last observed frames (in view, not at the
+    border) its box's top goes on down faster than its bottom, which does not rise, so it shows under
+    ``SINK_SHOWN_SHARE`` of its usual height and area at no less than ``SINK_MIN_WIDTH_SHARE`` of its usual width
+    (cut from below, not from a side), its top still going down at half the speed or more that it came down with
+    just before; then it is not seen for ``SINK_GONE_S`` and its colour is not where it was.
+    -> (first frame cut from below, last frame seen, its bottom row there px), or None.
+
+    The picture alone cannot tell a surface from the straight top of something standing in front: a floor's own
+    pattern (checks, the far edge of the floor) runs along the row where a body goes in as often as an occluder's
+    edge does, so the row is not asked to be free of edges."""
+    vis = np.asarray(track.visible, bool)
+    idx = np.flatnonzero(vis)
+    if idx.size < 4:
+        return None
+    last = int(idx[-1])
+    gone = max(2, int(round(SINK_GONE_S * video.fps)))
+    if last > video.num_frames - 1 - gone or np.asarray(track.touches_border, bool)[max(last - 3, 0):last + 1].any():
+        return None
+    b = np.asarray(track.boxes_xyxy, float)
+    height = b[:, 3] - b[:, 1] + 1.0
+    width = b[:, 2] - b[:, 0] + 1.0
+    area = np.asarray(track.area_px, float)
+    before = idx[idx < last - 1]
+    if before.size < 2:
+        return None
+    usual_h, usual_w, usual_a = (float(np.median(v[before])) for v in (height, width, area))
+    if usual_h < SINK_MIN_HEIGHT_PX:
+        return None
+    first = last  # walk back over the frames cut from below
+    while first >= 1 and vis[first - 1]:
+        k = first
+        top_down = b[k, 1] - b[k - 1, 1]
+        bottom_down = b[k, 3] - b[k - 1, 3]
+        # the bottom does not rise (a body going away from the camera shrinks toward the horizon)
+        if not (top_down >= 1.0 and -max(1.0, 0.1 * usual_h) <= bottom_down < top_down
+                and height[k] < SINK_SHOWN_SHARE * usual_h and area[k] < SINK_SHOWN_SHARE * usual_a
+                and width[k] >= SINK_MIN_WIDTH_SHARE * usual_w):
+            break
+        first -= 1
+    if first == last:
+        return None
+    first += 1
+    # it went in still coming down as before: its top keeps half the speed it came down with over the frames just
+    # before (a body that comes to rest on something slows to a stop; so does the blob of a moving part's wake)
+    lead = first - 1 - max(first - 3, int(idx[0]))
+    if lead < 1 or not vis[first - 1 - lead:first].all():
+        return None
+    came_down = (b[first - 1, 1] - b[first - 1 - lead, 1]) / lead
+    if came_down < 0.5 or np.any(np.diff(b[first - 1:last + 1, 1]) < 0.5 * came_down):
+        return None
+    lab = subject_lab(video, track, first - 1)
+    if lab is not None:
+        for j in range(last + 1, min(last + 1 + gone, video.num_frames)):
+            if colour_pixels(video, j, track.centroid_px[last], lab, 2.0 * radius(track))[0] >= 0.5 * usual_a:
+                return None  # its colour is still there: the tracker lost it, it did not go anywhere
+    return first, last, float(b[last, 3])
 
 
 def _rolling_levels(track: Track, r: float, window: int = 6) -> list[tuple[int, float]]:
