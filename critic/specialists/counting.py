@@ -18,7 +18,7 @@ class IdentityCounter:
     with ``n``."""
 
     name = "identity"
-    version = "3"
+    version = "4"
 
     def __init__(self, min_frames: int = 3):
         self.min_frames = min_frames
@@ -33,9 +33,18 @@ class IdentityCounter:
         in_view = np.sum([np.asarray(t.visible) | np.asarray(t.coasted) for t in tracks], axis=0)
         values = {"identities": [int(t.identity) for t in tracks], "max_in_view": int(in_view.max())}
         measured = f"{found} distinct identities (at most {int(in_view.max())} in view at once)"
+        kin = [t for t in tracks if ((t.meta or {}).get("binding") or {}).get("by") == "kin"]
+        if kin and found > op.n and not op.at_least:
+            # the named bodies of the kind are more than the number said of it: the plural may be some of them
+            return unknown(f"{found} bodies of the kind are named and seen; '{op.subject}' may be {op.n} of them",
+                           required=required, **values)
         if found == op.n or (op.at_least and found > op.n):
             return Measurement(state="supported", required=required, measured=measured, values=values,
                                cost=Cost(tool_calls=1))
+        if kin:
+            names = sorted({n for t in kin for n in t.meta["binding"].get("kin", [])})
+            measured = (f"{found} of its kind in the clip, all named on their own ({', '.join(names)}), and no other "
+                        f"body there (at most {int(in_view.max())} in view at once)")
         wrong = runs(in_view < op.n) if op.at_least else runs(in_view != op.n)
         if found > op.n:
             # the frames where more instances than claimed are in view (an extra object appeared)

@@ -19,8 +19,11 @@ colour plainly (so named, within ``sure_colour_cost``): being absent is then no 
 bound to its best identity but marked not firm, with the margin and the number of identities within it, and the
 measurements on it come back unknown with that reason.
 
-Plural subjects ("dominoes", "three green balls") take every identity left after the singular subjects whose
-colour is nearest to their colour among the plan's colours (or, with no colour, the identities that move).
+Plural subjects ("dominoes", "three green balls") take every identity left after the singular subjects whose colour
+is nearest to their colour among the plan's colours (or, with no colour, the identities that move). An uncoloured
+plural with nothing but specks left ("two balls ... and one red ball" over a clip of one ball) takes the singular
+subjects of its kind, when all of them are firmly bound and nothing else but specks is left: they are all the
+bodies of that kind the clip shows (binding ``by="kin"``, which counting reads as an upper bound).
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from typing import Any
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
+from critic.planners.lexicon import SAME_KIND
 from critic.specialists import colour as colours
 from critic.types import SubjectSpec, Track
 
@@ -290,5 +294,30 @@ def ground_subjects(subjects: list[SubjectSpec], cands: list[Candidate], prompt:
             continue
         members = plural_members(s, cands, free, plan_colours, prompt, w)
         by = "color" if colours.known(s.color) else "motion"
-        out[s.name] = (members, {"by": by, "candidates": len(members), "confident": True, "doubt": ""})
+        evidence: dict[str, Any] = {"by": by, "candidates": len(members), "confident": True, "doubt": ""}
+        kin = _named_kin(s, singular, picks, out, cands, free)
+        if kin is not None:  # what was left is specks at most
+            members, evidence = kin
+        out[s.name] = (members, evidence)
     return out
+
+
+def _named_kin(plural: SubjectSpec, singular: list[SubjectSpec], picks: list[int | None],
+               bound: dict[str, tuple[list[int], dict[str, Any]]], cands: list[Candidate], free: list[int]
+               ) -> tuple[list[int], dict[str, Any]] | None:
+    """An uncoloured plural ("two balls") with nothing left to take: the bodies of its kind are then the singular
+    subjects of that kind the prompt names ("... and one red ball"), when each of them is firmly bound and no
+    other identity in the clip could be one (none left over but specks). -> (their candidates, binding evidence
+    ``by="kin"``: all the bodies of that kind that the clip shows), or None."""
+    if colours.known(plural.color):
+        return None
+    kind = next((k for k in SAME_KIND if plural.noun.lower() in k), frozenset({plural.noun.lower()}))
+    kin = [(s, p) for s, p in zip(singular, picks) if s.noun.lower() in kind]
+    if not kin or any(p is None or not bound[s.name][1].get("confident") for s, p in kin):
+        return None
+    radii = np.array([c.radius for c in cands])
+    if any(radii[j] >= 0.35 * radii.max() for j in free):
+        return None  # another body the clip shows could be one of them
+    members = [int(p) for _, p in kin]
+    return members, {"by": "kin", "candidates": len(members), "confident": True, "doubt": "",
+                     "kin": [s.name for s, _ in kin]}

@@ -120,6 +120,42 @@ def test_a_subject_without_colour_shape_or_size_is_firm_only_on_a_mover():
     assert bound["thing"][1]["confident"]
 
 
+def _count_balls(cands, bound, n):
+    """Count the instances ``bound["ball"]`` gives the plural "ball" (``n`` said) -> the counter's Measurement."""
+    members, evidence = bound["ball"]
+    fields = ("boxes_xyxy", "centroid_px", "area_px", "visible", "coasted", "touches_border", "times_s", "backend")
+    tracks = [Track(**{f: getattr(cands[j].track, f) for f in fields}, subject="ball", identity=j,
+                    meta={"binding": evidence}) for j in members]
+    video = context_from_arrays(np.zeros((20, 100, 200, 3), np.uint8), FPS)
+    return IdentityCounter().run(CountOp(id="c", subject="ball", n=n), OperationInputs(tracks={"ball": tracks}), video)
+
+
+def _kin_count(specs, n, named=("red",)):
+    """Bind "balls" (count ``n``, no colour) and one ball of each ``named`` colour over candidates ``specs``."""
+    cands = _cands(specs)
+    subjects = [SubjectSpec(name="ball", noun="ball", count=n)] + [
+        SubjectSpec(name=f"{c}_ball", noun="ball", color=c) for c in named]
+    bound = grounding.ground_subjects(subjects, cands, "", {"ball": True})
+    return bound["ball"][0], bound["ball"][1], _count_balls(cands, bound, n)
+
+
+def test_an_uncoloured_plural_counts_the_named_bodies_of_its_kind_when_nothing_else_is_there():
+    """"Two balls ... and one red ball" over a clip whose one body is the red ball (a speck aside): the balls are
+    the red ball alone, one where two were said - contradicted. With a second body of a ball's size left over, it
+    may be the other ball: the count is not judged that way. With two named balls and "one ball" said of the kind,
+    the plural may be one of them: unknown, not contradicted."""
+    red, speck, other = ((200, 30, 30), 10, 2, (8, 8)), ((120, 120, 120), 150, 0, (2, 2)), \
+        ((30, 60, 200), 60, 2, (8, 8))
+    members, evidence, m = _kin_count([red, speck], 2)
+    assert members == [0] and evidence["by"] == "kin" and evidence["kin"] == ["red_ball"]
+    assert m.state == "contradicted" and "all named on their own (red_ball)" in m.measured, m
+    members, evidence, m = _kin_count([red, other], 2)
+    assert evidence["by"] != "kin" and m.state != "contradicted"
+    members, evidence, m = _kin_count([red, ((40, 160, 50), 60, 2, (8, 8))], 1, named=("red", "green"))
+    assert evidence["by"] == "kin" and len(members) == 2
+    assert m.state == "unknown", m
+
+
 # ---------------------------------------------------------------------------------------------- synthetic clips
 def checkered_floor(h: int = 120, w: int = 200, cell: int = 10) -> np.ndarray:
     """A checkered floor of two browns with fine noise -> (H, W, 3) uint8 (textured background)."""
