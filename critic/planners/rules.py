@@ -883,12 +883,8 @@ class RulesPlanner:
             b.oblige(cid, op, "sound heard")
             clause = self._clause_at(cls, s)
             if clause is not None:
-                k = cls.index(clause)
-                later = cls[k + 1] if k + 1 < len(cls) else None
-                # "falls with a thud as it lands": the sound is the landing's, the next clause's event
-                anchored_later = later is not None and later.events and later.connective in ("as", "when",
-                                                                                             "as soon as")
-                attached = low.startswith("with ", m.start()) and not anchored_later \
+                # "falls with a thud as it lands": the sound is the landing's (the next clause's), not the fall's
+                attached = low.startswith("with ", m.start()) and _timing_clause_after(cls, clause) is None \
                     and any(ev.span[1] <= s for ev in clause.events)
                 clause.events.append(Event("hear", (s, m.end()), [], cid, op, with_previous=attached))
                 clause.events.sort(key=lambda ev: ev.span[0])
@@ -1006,9 +1002,7 @@ class RulesPlanner:
                 prev = next(ev for ev in reversed(c_prev.events) if not ev.with_previous)
             if cls.index(c_next) != cls.index(c_prev) + 1:
                 continue  # the connective joins its clause to the one before it, which names no event
-            after_next = cls[cls.index(c_next) + 1] if cls.index(c_next) + 1 < len(cls) else None
-            if nxt.kind == "hear" and nxt is c_next.events[-1] and after_next is not None and after_next.events \
-                    and after_next.connective in ("as", "when", "as soon as"):
+            if nxt.kind == "hear" and nxt is c_next.events[-1] and _timing_clause_after(cls, c_next) is not None:
                 continue  # "..., while you hear it tap the floor as it lands": the sound is the landing's
             kind = CONNECTIVE_KIND.get(c_next.connective or "")
             first_is_after = c_prev.connective == "after" and (c_next.sentence == c_prev.sentence)
@@ -1088,6 +1082,14 @@ class RulesPlanner:
 
 
 # ---- word-level helpers ---------------------------------------------------------------------------------
+
+
+def _timing_clause_after(cls: list[Clause], clause: Clause) -> Clause | None:
+    """The clause right after ``clause`` when it says when what comes before it happens ("... as it lands",
+    "... when it hits the wall") and names an event: a sound at the end of ``clause`` is timed by it."""
+    k = cls.index(clause)
+    later = cls[k + 1] if k + 1 < len(cls) else None
+    return later if later is not None and later.events and later.connective in ("as", "when", "as soon as") else None
 
 
 def _hits(masked: str, start: int, end: int, low: str, mentions: list[Mention]) -> list[tuple[int, int, EventPattern,

@@ -58,6 +58,13 @@ ALIASES = {"violet": "purple", "navy": "blue", "maroon": "red", "crimson": "red"
 HUE_SCALE_DEG = 60.0
 
 
+def canonical(name: str) -> str:
+    """The one name this module gives a colour that is said several ways: aliases resolved ("violet" ->
+    "purple"), "gray" -> "grey", lower case; the names :func:`name_colour` returns."""
+    low = name.lower()
+    return "grey" if low == "gray" else ALIASES.get(low, low)
+
+
 def known(name: str | None) -> bool:
     """Whether ``name`` is a colour this module can measure."""
     return bool(name) and (name.lower() in REFERENCES or name.lower() in ACHROMATIC)

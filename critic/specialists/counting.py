@@ -15,7 +15,9 @@ class IdentityCounter:
 
     A count of zero is unknown (grounding may have missed the subject); a different positive count (with
     ``at_least``: a smaller one) is contradicted, with the frames where the number of instances in view disagrees
-    with ``n``."""
+    with ``n``. Instances bound by kin (an uncoloured plural given the named bodies of its kind, all the clip
+    shows: ``grounding.ground_subjects``) bound the count from above: fewer than ``n`` is contradicted, more is
+    unknown."""
 
     name = "identity"
     version = "4"

@@ -130,6 +130,16 @@ def size_cost(size: str | None, cand: Candidate, radii: np.ndarray) -> float:
     return float(1.0 - pos if size in LARGE_WORDS else pos)
 
 
+def specks(cands: list[Candidate], w: Weights = Weights()) -> np.ndarray:
+    """(N,) bool: the candidates much smaller (under 0.35 of the radius) than the largest one that moves (or the
+    largest, when none moves): texture flicker or parts of a body, not the objects a prompt names."""
+    radii = np.array([c.radius for c in cands])
+    if not radii.size:
+        return np.zeros(0, bool)
+    movers = radii[[c.travel >= w.min_travel_radii for c in cands]]
+    return radii < 0.35 * (movers.max() if movers.size else radii.max())
+
+
 def cost_matrix(subjects: list[SubjectSpec], cands: list[Candidate], prompt: str,
                 w: Weights = Weights()) -> np.ndarray:
     """(S, N) cost of binding each subject to each candidate; ``FORBIDDEN`` where the named colour does not
@@ -139,9 +149,7 @@ def cost_matrix(subjects: list[SubjectSpec], cands: list[Candidate], prompt: str
         return cost
     rgb = np.stack([c.rgb for c in cands])
     radii = np.array([c.radius for c in cands])
-    movers = radii[[c.travel >= w.min_travel_radii for c in cands]]
-    # blobs much smaller than the largest mover are texture flicker or parts, not the objects a prompt names
-    tiny = radii < 0.35 * (movers.max() if movers.size else radii.max())
+    tiny = specks(cands, w)
     for i, s in enumerate(subjects):
         if colours.known(s.color):
             cc = colours.colour_cost(rgb, s.color, subject_shade(s, prompt))
@@ -237,9 +245,8 @@ def handed_over(cands: list[Candidate], pick: int, others: list[int], *, end_mar
 def _shows_colour(rgb: np.ndarray, name: str, shade: str | None, max_cost: float) -> bool:
     """Is the sRGB colour ``rgb`` (3,) plainly ``name``: a person would name it so, and its cost is under
     ``max_cost``? (Names next to each other in hue, purple and blue, cost little against each other.)"""
-    canonical = {"gray": "grey"}.get(name.lower(), colours.ALIASES.get(name.lower(), name.lower()))
-    said = colours.name_colour(rgb[None])[0]
-    return said == canonical and float(colours.colour_cost(rgb[None], name, shade)[0]) <= max_cost
+    return colours.name_colour(rgb[None])[0] == colours.canonical(name) \
+        and float(colours.colour_cost(rgb[None], name, shade)[0]) <= max_cost
 
 
 def identifying(subject: SubjectSpec) -> bool:
@@ -295,7 +302,7 @@ def ground_subjects(subjects: list[SubjectSpec], cands: list[Candidate], prompt:
         members = plural_members(s, cands, free, plan_colours, prompt, w)
         by = "color" if colours.known(s.color) else "motion"
         evidence: dict[str, Any] = {"by": by, "candidates": len(members), "confident": True, "doubt": ""}
-        kin = _named_kin(s, singular, picks, out, cands, free)
+        kin = _named_kin(s, singular, picks, out, cands, free, w)
         if kin is not None:  # what was left is specks at most
             members, evidence = kin
         out[s.name] = (members, evidence)
@@ -303,11 +310,11 @@ def ground_subjects(subjects: list[SubjectSpec], cands: list[Candidate], prompt:
 
 
 def _named_kin(plural: SubjectSpec, singular: list[SubjectSpec], picks: list[int | None],
-               bound: dict[str, tuple[list[int], dict[str, Any]]], cands: list[Candidate], free: list[int]
-               ) -> tuple[list[int], dict[str, Any]] | None:
+               bound: dict[str, tuple[list[int], dict[str, Any]]], cands: list[Candidate], free: list[int],
+               w: Weights) -> tuple[list[int], dict[str, Any]] | None:
     """An uncoloured plural ("two balls") with nothing left to take: the bodies of its kind are then the singular
-    subjects of that kind the prompt names ("... and one red ball"), when each of them is firmly bound and no
-    other identity in the clip could be one (none left over but specks). -> (their candidates, binding evidence
+    subjects of that kind the prompt names ("... and one red ball"), when each of them is firmly bound and no other
+    identity in the clip could be one (none left over but :func:`specks`). -> (their candidates, binding evidence
     ``by="kin"``: all the bodies of that kind that the clip shows), or None."""
     if colours.known(plural.color):
         return None
@@ -315,8 +322,8 @@ def _named_kin(plural: SubjectSpec, singular: list[SubjectSpec], picks: list[int
     kin = [(s, p) for s, p in zip(singular, picks) if s.noun.lower() in kind]
     if not kin or any(p is None or not bound[s.name][1].get("confident") for s, p in kin):
         return None
-    radii = np.array([c.radius for c in cands])
-    if any(radii[j] >= 0.35 * radii.max() for j in free):
+    speck = specks(cands, w)
+    if any(not speck[j] for j in free):
         return None  # another body the clip shows could be one of them
     members = [int(p) for _, p in kin]
     return members, {"by": "kin", "candidates": len(members), "confident": True, "doubt": "",

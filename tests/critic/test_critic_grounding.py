@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from critic.specialists import grounding
-from critic.specialists.colour import colour_cost, is_shadow, name_colour
+from critic.specialists.colour import canonical, colour_cost, is_shadow, name_colour
 from critic.specialists.counting import IdentityCounter
 from critic.specialists.grounding_camera import IDENTITY, compensate, estimate_camera_motion
 from critic.specialists.tracking import BackgroundGrounder, BackgroundTracker
@@ -26,6 +26,11 @@ FPS = 24.0
     ((15, 15, 18), "black"), ((128, 128, 128), "grey"), ((245, 245, 240), "white"), ((60, 62, 60), "grey")])
 def test_reference_colours_are_named_as_a_person_would(rgb, name):
     assert name_colour(np.array([rgb]))[0] == name
+
+
+def test_a_colour_said_several_ways_has_one_name():
+    assert [canonical(n) for n in ("Gray", "grey", "violet", "red")] == ["grey", "grey", "purple", "red"]
+    assert name_colour(np.array([(128, 128, 128)]))[0] == canonical("gray")
 
 
 def test_colour_cost_orders_by_hue_and_refuses_greys_and_dull_tints():

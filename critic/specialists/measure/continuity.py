@@ -411,8 +411,7 @@ def absent_from_clip(op: MeasureOp, subject: SubjectSpec | None, video: VideoCon
         return unknown(f"'{op.subject}' was not found in the clip", required=req)
     t_count = video.num_frames
     picks = np.unique(np.linspace(0, t_count - 1, min(frames, t_count)).round().astype(int))
-    same = {name.lower(), *({"grey", "gray"} if name.lower() in ("grey", "gray") else ())}
-    rivals = [c for c in colours.named_in(prompt) if c not in same]
+    rivals = [c for c in colours.named_in(prompt) if colours.canonical(c) != colours.canonical(name)]
     min_px = max(min_blob_px, int(np.ceil(min_blob_frac * video.frames.shape[1] * video.frames.shape[2])))
     seen: list[tuple[int, int]] = []  # (frame, largest blob px) where a blob of the colour shows
     for k in picks:

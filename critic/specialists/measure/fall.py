@@ -161,10 +161,9 @@ def _pauses_in_fall(track: Track, r: float) -> list[tuple[int, int]]:
     out = []
     for s, e in stationary_runs(track):
         b = e + 3
-        a = s - 3
-        while a < s - 1 and (a < 0 or not ok[a:s + 1].all()):
-            a += 1
-        if a < 0 or b >= len(y) or not ok[a:s + 1].all() or not ok[e:b + 1].all():
+        # the most frames (up to three) observed without a break right before the run
+        a = next((s - n for n in (3, 2, 1) if s - n >= 0 and ok[s - n:s + 1].all()), None)
+        if a is None or b >= len(y) or not ok[e:b + 1].all():
             continue
         before, after = y[s] - y[a], y[b] - y[e]
         way = np.sign(before)
