@@ -947,3 +947,30 @@ def test_a_bounce_inside_a_tracking_gap_is_no_jump():
     moved = S.teleport(clip, at=first + 2, dx_radii=8.0)
     jumped = TrackMeasurer().run(op, OperationInputs(tracks={"ball": [_truth_track(moved, hidden)]}), moved.context())
     assert jumped.state == "contradicted", (jumped.measured, jumped.reason)
+
+
+def _dropped_and_pushed(ax_px_s2: float, t_count: int = 30) -> S.Synthetic:
+    """A ball let go from rest at (50, 20) px that falls to the floor while a sideways acceleration of
+    ``ax_px_s2`` (px/s^2, x right) acts on it until it lands; it stays where it lands."""
+    t = np.arange(t_count) / S.FPS
+    xy, contacts = S.bounce_path(t, x0=50.0, y0=20.0, e=0.0, rest_speed=1e9)
+    landed = min(contacts[0], t[-1])
+    xy[:, 0] += 0.5 * ax_px_s2 * np.minimum(t, landed) ** 2
+    ball = S.Ball(xy, np.full(t_count, S.RADIUS), np.ones(t_count, bool), S.COLORS["red"])
+    return S.Synthetic(frames=S.draw(S.background(), [ball], t_count), fps=S.FPS, audio=None,
+                       audio_rate_hz=S.AUDIO_RATE, balls={"ball": ball}, contacts_s=contacts[:1],
+                       doctored_frames=(0, int(np.ceil(landed * S.FPS))))
+
+
+def test_a_body_let_go_from_rest_that_drifts_sideways_faster_and_faster_is_pushed():
+    """Let go from rest, a ball pushed sideways at g while it falls drifts 11 radii in a parabola: free fall is
+    contradicted over its flight. Without the push it falls straight (supported); thrown sideways at 25 px/s (no
+    push) it drifts at a steady speed (supported: a throw starts with its sideways speed)."""
+    pushed = _dropped_and_pushed(S.G_PX)
+    m = measure(pushed, "free_fall")
+    assert m.state == "contradicted" and "sideways" in m.measured, (m.measured, m.reason)
+    a0, a1 = m.window.start_frame, m.window.end_frame
+    b0, b1 = pushed.doctored_frames
+    assert max(0, min(a1, b1) - max(a0, b0) + 1) / (max(a1, b1) - min(a0, b0) + 1) >= 0.5
+    assert measure(_dropped_and_pushed(0.0), "free_fall").state == "supported"
+    assert measure(S.drop_clip(), "free_fall").state == "supported"

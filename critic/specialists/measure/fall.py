@@ -49,7 +49,8 @@ def free_fall(op: MeasureOp, track: Track, other: Track | None, video: VideoCont
         # median vertical velocity (radii/s, y down): a descent that slows down is braked by a contact
         # (landing, toppling onto a support, a catch), not an unsupported body accelerating upwards
         vy = float(np.median(np.diff(y) / np.diff(track.times_s[s:e + 1]))) / r
-        segments.append({"frames": [s, e], "accel_radii_s2": a / r, "rms_radii": rms / r, "vy_radii_s": vy})
+        segments.append({"frames": [s, e], "accel_radii_s2": a / r, "rms_radii": rms / r, "vy_radii_s": vy,
+                         **_sideways(track, s, e, r)})
     values = {"segments": segments, "radius_px": r}
     if hovering:
         s, e = hovering[0]
@@ -57,6 +58,16 @@ def free_fall(op: MeasureOp, track: Track, other: Track | None, video: VideoCont
                            f"stationary in mid-air for {track.times_s[e] - track.times_s[s]:.2f} s, "
                            f"{_height_above(track, s, e, contacts, floor):.1f} radii above where it landed before "
                            "(a = 0 while unsupported)", window=video.window(s, e), **values)
+    pushed = _pushed_sideways(segments, tol.sideways_accel_ratio)
+    if pushed is not None:
+        s, e = pushed["frames"]
+        flight = next(((a, b) for a, b in _airborne_runs(track, ok & ~cut, r) if a <= s and e <= b), (s, e))
+        return measurement("contradicted", req,
+                           f"released without sideways speed, it drifts {pushed['drift_radii']:+.1f} radii sideways "
+                           f"while falling {pushed['drop_radii']:.1f}, speeding up: a = "
+                           f"{pushed['sideways_accel_radii_s2']:.0f} radii/s^2 sideways against "
+                           f"{pushed['accel_radii_s2']:.0f} down over frames {s}-{e} (gravity pulls down only)",
+                           window=video.window(*flight), **values)
     if not segments:
         short = _short_fall(track, ok & ~cut, r)
         if short is not None:
@@ -94,6 +105,47 @@ def free_fall(op: MeasureOp, track: Track, other: Track | None, video: VideoCont
                 f"fit rms {max(s['rms_radii'] for s in segments):.2f} radii")
     return measurement("supported", req, measured, window=airborne, windows={"airborne": airborne},
                        occurrences=occurrences, reason="; ".join(notes), likely_slow_motion=bool(notes), **values)
+
+
+def _sideways(track: Track, s: int, e: int, r: float) -> dict[str, float]:
+    """The sideways motion of frames ``s..e`` of an airborne run, for :func:`_pushed_sideways`: the image x of the
+    centre fitted as ``x0 + v0 t + (a/2) t^2`` (``sideways_v0_radii_s``, ``sideways_accel_radii_s2``, the fit's rms
+    ``sideways_rms_radii``), the run's duration ``duration_s``, the centre's net ``drift_radii`` (x right) and
+    ``drop_radii`` (y down), and how far the box's bottom comes down (``bottom_drop_radii``)."""
+    t = track.times_s[s:e + 1] - track.times_s[s]
+    x = track.centroid_px[s:e + 1, 0]
+    p = np.polyfit(t, x, 2)
+    rms = float(np.sqrt(np.mean((x - np.polyval(p, t)) ** 2)))
+    bottom = track.boxes_xyxy[s:e + 1, 3]
+    return {"sideways_accel_radii_s2": float(2 * p[0]) / r, "sideways_v0_radii_s": float(p[1]) / r,
+            "sideways_rms_radii": rms / r, "duration_s": float(t[-1]),
+            "drift_radii": float(x[-1] - x[0]) / r,
+            "drop_radii": float(track.centroid_px[e, 1] - track.centroid_px[s, 1]) / r,
+            "bottom_drop_radii": float(bottom[-1] - bottom[0]) / r}
+
+
+def _pushed_sideways(segments: list[dict], min_ratio: float, min_push_radii: float = 1.5,
+                     max_rms_radii: float = 0.25) -> dict | None:
+    """The first fitted airborne run in which a body that starts without sideways speed gains it: gravity pulls
+    straight down, so a body let go from rest falls straight, and one that drifts sideways faster and faster is
+    pushed by a force that is not gravity. The run must be a fall (down one radius or more, its box's bottom too:
+    a body toppling over about a corner that stays put swings its centre sideways as well), accelerate down
+    (over ``SLOW_MOTION_ACCEL_RADII``), drift sideways along a smooth parabola (fit rms under ``max_rms_radii``
+    radii: a knock against a wall is a kink, not a curve) by ``min_push_radii`` or more from the sideways
+    acceleration, at least twice what its starting sideways speed accounts for, with a sideways acceleration of
+    ``min_ratio`` or more of the downward one (a body falling off the camera's axis drifts a little in a camera
+    pitched down, always a small share of the fall). A throw starts with its sideways speed and is not judged
+    here."""
+    for seg in segments:
+        t = seg["duration_s"]
+        push = 0.5 * abs(seg["sideways_accel_radii_s2"]) * t * t
+        coast = abs(seg["sideways_v0_radii_s"]) * t
+        if (seg["accel_radii_s2"] >= SLOW_MOTION_ACCEL_RADII and seg["drop_radii"] >= 1.0
+                and seg["bottom_drop_radii"] >= 1.0 and seg["sideways_rms_radii"] <= max_rms_radii
+                and push >= min_push_radii and coast <= 0.5 * push
+                and abs(seg["sideways_accel_radii_s2"]) >= min_ratio * seg["accel_radii_s2"]):
+            return seg
+    return None
 
 
 def _short_fall(track: Track, free: np.ndarray, r: float, min_frames: int = 3, min_drop_radii: float = 1.0,
