@@ -283,7 +283,8 @@ def test_a_fall_played_backwards_contradicts_support(drop):
 def test_a_body_at_rest_when_the_clip_opens_that_rises_by_itself_is_unsupported():
     """A ball resting on the floor for the clip's first three frames (under the four of a stationary run) that then
     rises, faster and faster, with nothing touching it: support is contradicted over the rise. The same ball
-    rolling off along the floor instead is no rise."""
+    rolling off along the floor instead is no rise, and neither is one that climbs the image at a steady speed
+    from the start (launched at once; or rolling straight away along a floor seen from above)."""
     t_count, rest = 20, 3
     t = np.clip(np.arange(t_count) - (rest - 1), 0, None) / S.FPS
     ground = S.FLOOR_Y - S.RADIUS
@@ -299,6 +300,8 @@ def test_a_body_at_rest_when_the_clip_opens_that_rises_by_itself_is_unsupported(
     assert rest - 1 <= m.window.start_frame <= rest and m.window.end_frame >= rest + 5
     rolling = clip(np.full(t_count, ground), 30.0 + 60.0 * t)
     assert measure(rolling, "support").state == "supported"
+    away = clip(ground - 60.0 * t, np.full(t_count, 80.0))  # 60 px/s = 12 radii/s from the first frame of motion
+    assert measure(away, "support").state != "contradicted", measure(away, "support").measured
 
 
 def test_a_flight_stopped_in_its_first_frames_and_resumed_is_unsupported():

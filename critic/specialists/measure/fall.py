@@ -270,8 +270,8 @@ def _released_unsupported(track: Track, video: VideoContext, r: float, hover_rad
 
 
 def _rises_unaided(track: Track, r: float) -> list[tuple[int, int, str]]:
-    """Rises no unsupported body makes: from a rest, up more than 1.5 radii within half a second (nothing
-    launches it), or a rebound much higher than a drop that began at rest at its apex (energy from nowhere, as
+    """Rises no unsupported body makes: from a rest, up more than 1.5 radii within half a second, faster and
+    faster (pushed up all the way: :func:`_pushed_up`), or a rebound much higher than a drop that began at rest at its apex (energy from nowhere, as
     in a fall played backwards). At the same apparent size throughout (not a move in depth).
 
     A rest is a stationary run, or the clip's opening frames (two or more) in which the body stands still: a body
@@ -296,7 +296,8 @@ def _rises_unaided(track: Track, r: float) -> list[tuple[int, int, str]]:
                 # (a box that jumps in a frame or two is the segmentation, not the body)
                 climb = np.diff(y[max(f - 3, e):f + 1])
                 if (f - e >= 3 and (y[e] - y[f]) / r > 1.5 and climb.size >= 3 and (climb < 0).all()
-                        and np.nanmax(size[e:f + 1]) / np.nanmin(size[e:f + 1]) < 1.2):
+                        and np.nanmax(size[e:f + 1]) / np.nanmin(size[e:f + 1]) < 1.2
+                        and _pushed_up(t[e:f + 1], y[e:f + 1])):
                     top = f  # the window is the whole rise, from the last frame at rest
                     while top + 1 < len(t) and ok[top + 1] and y[top + 1] < y[top]:
                         top += 1
@@ -308,6 +309,18 @@ def _rises_unaided(track: Track, r: float) -> list[tuple[int, int, str]]:
             out.append((max(c.frame - 1, 0), c.frame + 2, f"rebounds {c.rebound_radii:.1f} radii after a fall of "
                         f"{c.drop_radii:.1f} radii from rest: gains height with nothing pushing it"))
     return sorted(out)
+
+
+def _pushed_up(t: np.ndarray, y: np.ndarray) -> bool:
+    """Does a climb from rest (times ``t`` s, centre rows ``y`` px, y down) speed up, as a body pushed up the
+    whole way does? Fitted as ``y0 + v0 t + (a/2) t^2``, the upward acceleration must give half the climb or more.
+    Gravity slows every free rise, and whatever launches a body at once (a throw, a kick, a bounce) gives it its
+    speed at the start: such a body rises at a steady or falling speed, and so does a body rolling away along a
+    floor seen from above, which the image shows climbing at one size."""
+    tt = np.asarray(t, float) - float(t[0])
+    a = 2.0 * float(np.polyfit(tt, np.asarray(y, float), 2)[0])
+    climb = float(y[0] - y[-1])
+    return a < 0 and 0.5 * -a * float(tt[-1]) ** 2 >= 0.5 * climb
 
 
 def _height_above(track: Track, s: int, e: int, contacts: list[Contact], floor: float | None) -> float:
