@@ -18,7 +18,8 @@ Pipeline (docs/architecture.md §10, about 15 ms/frame at 848x480 on one core):
    are stitched into identities; the plan's subjects are assigned to identities one to one on a cost from
    CIELAB colour names (``colour``), shape and size priors of the noun, motion and presence; plural subjects
    take the remaining identities of their colour (or the movers). A named colour that no moving identity has
-   is looked for by colour alone (an object that never moves is part of the median background);
+   is looked for by colour alone (an object that never moves is part of the median background); a singular
+   subject found so among several blobs of its colour takes the only one that moves, else it is not firm;
 5. binding evidence: each bound track records in ``meta["binding"]`` how it was found (colour, shape/size or
    motion), how many identities fit within the decision margin and whether the binding is firm. A binding
    whose assignment wins by under the margin, rests on motion and presence alone on a still blob, or whose
@@ -572,7 +573,7 @@ class BackgroundGrounder:
     reused for every subject of the same clip (keyed by the clip's sha256)."""
 
     name = "background"
-    version = "5"
+    version = "6"
 
     def __init__(self, tracker: BackgroundTracker | None = None, min_visible_frac: float = 0.05,
                  weights: grounding.Weights | None = None, **tracker_kwargs: Any):
@@ -648,12 +649,29 @@ class BackgroundGrounder:
         if named and not tracks:
             # a named object that never moves is part of the background: find it by its colour
             tracks = bind_subject(self._color_tracking(video, subject.color), subject, plural=plural)
+            if not plural and len(tracks) > 1:
+                tracks = [_one_of_colour(tracks, subject)]
         elif named:
             tracks = [self._extend_by_color(tr, video, subject) for tr in tracks]
         return [Track(subject=op.subject, identity=tr.identity, boxes_xyxy=tr.boxes_xyxy, centroid_px=tr.centroid_px,
                       area_px=tr.area_px, visible=tr.visible, coasted=tr.coasted, touches_border=tr.touches_border,
                       times_s=tr.times_s, backend=f"critic.specialists.tracking.BackgroundGrounder@{self.version}",
                       meta={**tr.meta, "floor_row_px": floor_row(result.background)}) for tr in tracks]
+
+
+def _one_of_colour(tracks: list[Track], subject: SubjectSpec, min_travel_radii: float = 1.5) -> Track:
+    """The one track of a singular subject found by its colour alone among several blobs of that colour (a floor's
+    checks, a wall, other bodies): the only one that moves (``min_travel_radii`` or more), bound firmly; else the
+    one seen longest (weighted by its size), bound not firmly: any of them may be the subject, or none."""
+    movers = [tr for tr in tracks if _travel_radii(tr) >= min_travel_radii]
+    if len(movers) == 1:
+        return _with_meta(movers[0], binding={**movers[0].meta["binding"], "candidates": len(tracks),
+                                              "confident": True, "doubt": "", "only_mover": True})
+    best = max(tracks, key=lambda tr: int(tr.visible.sum()) * max(float(tr.radius_px), 0.0))
+    why = (f"{len(tracks)} blobs of its colour ({subject.color}), {'several' if movers else 'none'} of them "
+           f"moving: nothing tells which is the {subject.noun}")
+    return _with_meta(best, binding={**best.meta["binding"], "candidates": len(tracks), "confident": False,
+                                     "doubt": why})
 
 
 def _renamed(tr: Track, subject: str, identity: int, **meta: Any) -> Track:

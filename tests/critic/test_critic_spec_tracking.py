@@ -113,6 +113,27 @@ def test_a_body_that_never_moves_is_found_by_any_colour_name_the_binding_knows(n
     assert np.median(tracks[0].centroid_px, axis=0) == pytest.approx([125.5, 65.5], abs=1.0)
 
 
+def test_a_singular_subject_among_several_still_blobs_of_its_colour_is_not_bound_firmly():
+    """"A purple block" over a clip with three purple patches that never move (a pattern on the wall, say): it is
+    found by its colour alone, and any of the three may be it (or none): one track, its binding not firm. One
+    patch alone is the block."""
+    clip = S.drop_clip(t_count=24)
+    frames = clip.frames.copy()
+    for x0 in (10, 60, 120):
+        frames[:, 10:22, x0:x0 + 12] = (128, 50, 160)
+    patches = S.Synthetic(frames=frames, fps=clip.fps, audio=None, audio_rate_hz=clip.audio_rate_hz,
+                          balls=clip.balls, contacts_s=clip.contacts_s)
+    tracks = ground(patches, name="block", color="purple")
+    assert len(tracks) == 1 and not tracks[0].meta["binding"]["confident"], [t.meta for t in tracks]
+    assert "3 blobs of its colour" in tracks[0].meta["binding"]["doubt"]
+    frames = clip.frames.copy()
+    frames[:, 10:22, 60:72] = (128, 50, 160)
+    one = S.Synthetic(frames=frames, fps=clip.fps, audio=None, audio_rate_hz=clip.audio_rate_hz, balls=clip.balls,
+                      contacts_s=clip.contacts_s)
+    tracks = ground(one, name="block", color="purple")
+    assert len(tracks) == 1 and tracks[0].meta["binding"]["confident"]
+
+
 @pytest.mark.parametrize("later", ["green", "red"])
 def test_a_lost_track_takes_up_a_blob_of_its_own_colour_only(later):
     """A red ball rolls right and is painted out at frame 10; from frame 16 a ball rolls on from where it was
