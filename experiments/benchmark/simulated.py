@@ -424,9 +424,8 @@ def make_clip(rng: np.random.Generator, *, renderer: str, num_defects: int, max_
                 continue
             prompt_defects.append(cat)
 
+    clip, plans = _render_shown(world, plans, renderer, ref, main, notes)
     physical_on = {p.object for p in plans} | ({*names} if any(p.category == "freeze" for p in plans) else set())
-    clip = (scenes_pybullet.simulate(world, plans, render=True) if renderer == "pybullet"
-            else scenes_analytic.render(world, plans))
     notes.extend(clip.notes)
 
     # ---- the prompt's clauses
@@ -653,6 +652,25 @@ def make_clip(rng: np.random.Generator, *, renderer: str, num_defects: int, max_
     return MadeClip(frames=frames, fps=fps, prompt=prompt, renderer=renderer, source=world.kind,
                     objects=scene_objects, claims=pb.claims(broken), defects=defects, camera=clip.camera,
                     audio=audio, notes=notes)
+
+
+def _render_shown(world: World, plans: list[DefectPlan], renderer: str, ref: Reference, main: str,
+                  notes: list[str]) -> tuple[RenderedClip, list[DefectPlan]]:
+    """Render the world with the physical edits ``plans`` that the render shows. An edit the picture does not
+    show (the object hidden or off-frame over its window, a rise too small) cannot be annotated, and it must not
+    stay in the clip either: a clip counted clean would carry a defect nobody annotated. Each such edit is
+    dropped (a note says why) and the world rendered again without it. -> (the render, the edits kept)."""
+    while True:
+        clip = (scenes_pybullet.simulate(world, plans, render=True) if renderer == "pybullet"
+                else scenes_analytic.render(world, plans))
+        unshown = [(p, annotate_physical(p, clip, ref, world, main)) for p in plans]
+        unshown = [(p, why) for p, (res, why) in unshown if res is None]
+        if not unshown:
+            return clip, plans
+        for p, why in unshown:
+            notes.append(f"dropped {p.category} on {p.object if p.category != 'freeze' else main}: {why} "
+                         "(rendered again without it)")
+        plans = [p for p in plans if all(p is not q for q, _ in unshown)]
 
 
 def _match_impact(impacts: list[Impact], target: Impact | None) -> Impact | None:

@@ -173,3 +173,27 @@ def test_a_body_placed_at_rest_is_said_to_stay_still_only_when_the_clean_run_kee
                      "knocked": np.hstack([0.3 * t, 0 * t, 0.1 + 0 * t])}, [])  # rolls 0.3 m
     assert _resting_clause(ref, "kept", 0.1) == "rest"
     assert _resting_clause(ref, "knocked", 0.1) == "generic"
+
+
+def test_an_edit_the_render_does_not_show_is_taken_out_of_the_clip():
+    """A planned edit that cannot be annotated (here a push up too weak to lift the body half a radius) must not
+    stay in the picture, or a clip counted clean would carry a defect nobody annotated: the world is rendered
+    again without it, and a note says so. An edit the render shows is kept."""
+    from experiments.benchmark import scenes_analytic
+    from experiments.benchmark.plans import DefectPlan
+    from experiments.benchmark.simulated import _reference, _render_shown
+    from experiments.benchmark.world import sample_world
+
+    world = sample_world(np.random.default_rng(3), kind="drop", min_objects=1, max_objects=2, max_width=160,
+                         max_pixel_frames=20_000)
+    name = next(n for n, role in world.roles.items() if role.role == "drop")
+    ref = _reference(world, "analytic")
+    g = -world.spec.gravity_mps2[2]
+    weak = DefectPlan("anti_gravity", name, 1, 4, params={"az": g + 0.001 * g, "az_net": 0.001 * g})
+    notes: list[str] = []
+    clip, kept = _render_shown(world, [weak], "analytic", ref, name, notes)
+    assert kept == [] and any("rendered again without it" in n for n in notes), notes
+    assert np.array_equal(clip.frames, scenes_analytic.render(world, []).frames)
+    shown = DefectPlan("morph", name, 3, 3, params={"scale": 2.0})
+    clip, kept = _render_shown(world, [shown], "analytic", ref, name, [])
+    assert kept == [shown]
