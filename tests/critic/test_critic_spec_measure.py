@@ -600,6 +600,16 @@ def test_a_ball_held_in_mid_air_from_the_first_frames_hovers():
     assert on_shelf.state != "contradicted", on_shelf.measured
 
 
+def test_a_body_held_in_mid_air_then_dropped_does_not_sink_below_where_it_was_held():
+    """Held still from frame 3 for 8 frames after a short drop (the stop reads as a landing), then dropped to the
+    floor: where it was held is no level it sinks below (it fell from there); the hold is a support defect, not a
+    pass into the floor."""
+    clip = S.hold_from_start(S.drop_clip(vx=10.0), start=3, length=8)
+    m = measure(clip, "penetration", **presumed("penetration"))
+    assert m.state == "supported", (m.measured, m.reason)
+    assert measure(clip, "support").state == "contradicted"
+
+
 def test_a_resting_body_the_background_absorbed_still_vanishes_and_jumps():
     """A ball that rests in one place for most of the clip is the clip's usual picture there: when it is then
     removed, or moved 6 radii sideways in one frame, its emptied place must read as emptied (compared with the

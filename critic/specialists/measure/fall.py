@@ -271,8 +271,9 @@ def _released_unsupported(track: Track, video: VideoContext, r: float, hover_rad
 
 def _rises_unaided(track: Track, r: float) -> list[tuple[int, int, str]]:
     """Rises no unsupported body makes: from a rest, up more than 1.5 radii within half a second, faster and
-    faster (pushed up all the way: :func:`_pushed_up`), or a rebound much higher than a drop that began at rest at its apex (energy from nowhere, as
-    in a fall played backwards). At the same apparent size throughout (not a move in depth).
+    faster (pushed up all the way: :func:`_pushed_up`), or a rebound much higher than a drop that began at rest at
+    its apex (energy from nowhere, as in a fall played backwards). At the same apparent size throughout (not a move
+    in depth).
 
     A rest is a stationary run, or the clip's opening frames (two or more) in which the body stands still: a body
     the clip opens on at rest has rested there for as long as anyone can tell, however soon it moves."""

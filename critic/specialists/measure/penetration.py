@@ -162,6 +162,17 @@ def _falls_off(track: Track, s: int, e: int, r: float) -> bool:
     return accel / r > FALL_ACCEL_RADII
 
 
+def _falls_from_rest(track: Track, e: int, r: float, frames: int = 4, min_gain_radii: float = 0.2) -> bool:
+    """Does the subject fall from the rest that ends at frame ``e``: over the ``frames`` observed frames after it,
+    down every step, each step longer than the one before, the last longer than the first by ``min_gain_radii``
+    radii or more (a falling body speeds up; one that sinks or is pushed down goes at a steady speed)?"""
+    k = np.arange(e, e + frames + 1)
+    if k[-1] >= len(track.times_s) or not observed(track)[k].all():
+        return False
+    dy = np.diff(track.centroid_px[k, 1])
+    return bool((dy > 0).all() and (np.diff(dy) > 0).all() and (dy[-1] - dy[0]) / r >= min_gain_radii)
+
+
 def _against_own_levels(track: Track, req: str, video: VideoContext) -> Measurement:
     """Sinks (supported) when, after touching down, resting or rolling at a level, the subject's bottom goes more than
     ``SINK_RADII`` below the lowest such level seen so far for ``SINK_FRAMES`` observed frames, in view, without
@@ -183,6 +194,15 @@ def _against_own_levels(track: Track, req: str, video: VideoContext) -> Measurem
         if came_down or any(c.frame <= s + 1 for c in contacts):
             events.append((s, float(np.nanmedian(bottom[s:e + 1]))))
     events += _rolling_levels(track, r)
+    # a rest the body then falls from to come to rest again lower in view (a hold in mid-air, the edge of a ledge)
+    # held it up for a while, but it is no level the body could sink below, nor is the landing that began it;
+    # where the body comes to rest after the fall is. (A body that falls on down from its rest and never stops in
+    # view went into the floor it rested on.)
+    rests = stationary_runs(track)
+    held_then_fell = [(s, e) for s, e in rests if _falls_from_rest(track, e, r)
+                      and any(s2 > e and (np.nanmedian(bottom[s2:e2 + 1]) - np.nanmedian(bottom[s:e + 1])) / r
+                              > SINK_RADII for s2, e2 in rests)]
+    events = [(f, b) for f, b in events if not any(s - 1 <= f <= e for s, e in held_then_fell)]
     if not events:
         return unknown("no level seen in the clip: the subject never touches down or rests in view (a background "
                        "edge may be the far edge of the floor, not where the subject meets it)", required=req)
