@@ -218,7 +218,15 @@ def floor_contacts(track: Track, *, min_drop_radii: float = 0.75, min_rebound_ra
 
 def parabola_fit(t: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     """Least-squares y = c0 + c1 t + (a/2) t^2 -> (a px/s^2, rms residual px)."""
+    a, _, rms = quadratic_motion(t, y)
+    return a, rms
+
+
+def quadratic_motion(t: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
+    """Least-squares y = y0 + v0 t + (a/2) t^2, with t from the first time -> (a px/s^2, v0 px/s at the first
+    time, rms residual px)."""
     t = np.asarray(t, float) - float(t[0])
+    y = np.asarray(y, float)
     p = np.polyfit(t, y, 2)
     res = y - np.polyval(p, t)
-    return float(2 * p[0]), float(np.sqrt(np.mean(res ** 2)))
+    return float(2 * p[0]), float(p[1]), float(np.sqrt(np.mean(res ** 2)))

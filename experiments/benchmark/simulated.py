@@ -10,7 +10,6 @@ rendered states and drop the ones no person could see (recorded in the notes).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
 import numpy as np
 
@@ -224,7 +223,6 @@ def annotate_physical(plan: DefectPlan, clip: RenderedClip, ref: Reference, worl
     pos = tr.position_m
     cat = plan.category
     end = T - 1 if plan.end_frame < 0 else plan.end_frame
-    sev_fn: Callable[[float], int]
     if cat in ("hover", "freeze"):
         a, b = plan.start_frame, min(end, T - 1)
         mag = {"duration_s": (b - a + 1) / fps, "frames": float(b - a + 1)}
@@ -424,7 +422,8 @@ def make_clip(rng: np.random.Generator, *, renderer: str, num_defects: int, max_
                 continue
             prompt_defects.append(cat)
 
-    clip, plans = _render_shown(world, plans, renderer, ref, main, notes)
+    clip, shown = _render_shown(world, plans, renderer, ref, main, notes)
+    plans = [plan for plan, _, _ in shown]
     physical_on = {p.object for p in plans} | ({*names} if any(p.category == "freeze" for p in plans) else set())
     notes.extend(clip.notes)
 
@@ -581,12 +580,8 @@ def make_clip(rng: np.random.Generator, *, renderer: str, num_defects: int, max_
         if span_key.startswith("claim:"):
             broken[span_key[len("claim:"):]] = False
 
-    for plan in plans:
-        res, words = annotate_physical(plan, clip, ref, world, main)
+    for plan, res, words in shown:
         target = plan.object if plan.category != "freeze" else main
-        if res is None:
-            notes.append(f"dropped {plan.category} on {target}: {words}")
-            continue
         if f"mention:{target}" not in pb.spans:
             notes.append(f"dropped {plan.category} on {target}: the prompt does not name the object")
             continue
@@ -655,22 +650,23 @@ def make_clip(rng: np.random.Generator, *, renderer: str, num_defects: int, max_
 
 
 def _render_shown(world: World, plans: list[DefectPlan], renderer: str, ref: Reference, main: str,
-                  notes: list[str]) -> tuple[RenderedClip, list[DefectPlan]]:
+                  notes: list[str]) -> tuple[RenderedClip, list[tuple[DefectPlan, dict, str]]]:
     """Render the world with the physical edits ``plans`` that the render shows. An edit the picture does not
     show (the object hidden or off-frame over its window, a rise too small) cannot be annotated, and it must not
     stay in the clip either: a clip counted clean would carry a defect nobody annotated. Each such edit is
-    dropped (a note says why) and the world rendered again without it. -> (the render, the edits kept)."""
+    dropped (a note says why) and the world rendered again without it. -> (the render, and per edit kept its
+    annotation and edit words from :func:`annotate_physical`)."""
     while True:
         clip = (scenes_pybullet.simulate(world, plans, render=True) if renderer == "pybullet"
                 else scenes_analytic.render(world, plans))
-        unshown = [(p, annotate_physical(p, clip, ref, world, main)) for p in plans]
-        unshown = [(p, why) for p, (res, why) in unshown if res is None]
+        made = [(p, *annotate_physical(p, clip, ref, world, main)) for p in plans]
+        unshown = [(p, why) for p, res, why in made if res is None]
         if not unshown:
-            return clip, plans
+            return clip, made
         for p, why in unshown:
             notes.append(f"dropped {p.category} on {p.object if p.category != 'freeze' else main}: {why} "
                          "(rendered again without it)")
-        plans = [p for p in plans if all(p is not q for q, _ in unshown)]
+        plans = [p for p, res, _ in made if res is not None]
 
 
 def _match_impact(impacts: list[Impact], target: Impact | None) -> Impact | None:

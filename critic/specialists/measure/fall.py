@@ -10,8 +10,8 @@ import numpy as np
 
 from critic.specialists.base import unknown
 from critic.specialists.colour import rgb_to_lab
-from critic.specialists.kinematics import (Contact, area_radius, floor_contacts, observed, parabola_fit, radius, runs,
-                                           size_radius, stationary_runs)
+from critic.specialists.kinematics import (Contact, area_radius, floor_contacts, observed, parabola_fit,
+                                           quadratic_motion, radius, runs, size_radius, stationary_runs)
 from critic.specialists.measure.common import Tolerances, floor_row_of, measurement, phrase
 from critic.types import Measurement, MeasureOp, Track, VideoContext
 
@@ -112,13 +112,11 @@ def _sideways(track: Track, s: int, e: int, r: float) -> dict[str, float]:
     centre fitted as ``x0 + v0 t + (a/2) t^2`` (``sideways_v0_radii_s``, ``sideways_accel_radii_s2``, the fit's rms
     ``sideways_rms_radii``), the run's duration ``duration_s``, the centre's net ``drift_radii`` (x right) and
     ``drop_radii`` (y down), and how far the box's bottom comes down (``bottom_drop_radii``)."""
-    t = track.times_s[s:e + 1] - track.times_s[s]
     x = track.centroid_px[s:e + 1, 0]
-    p = np.polyfit(t, x, 2)
-    rms = float(np.sqrt(np.mean((x - np.polyval(p, t)) ** 2)))
+    a, v0, rms = quadratic_motion(track.times_s[s:e + 1], x)
     bottom = track.boxes_xyxy[s:e + 1, 3]
-    return {"sideways_accel_radii_s2": float(2 * p[0]) / r, "sideways_v0_radii_s": float(p[1]) / r,
-            "sideways_rms_radii": rms / r, "duration_s": float(t[-1]),
+    return {"sideways_accel_radii_s2": a / r, "sideways_v0_radii_s": v0 / r,
+            "sideways_rms_radii": rms / r, "duration_s": float(track.times_s[e] - track.times_s[s]),
             "drift_radii": float(x[-1] - x[0]) / r,
             "drop_radii": float(track.centroid_px[e, 1] - track.centroid_px[s, 1]) / r,
             "bottom_drop_radii": float(bottom[-1] - bottom[0]) / r}
@@ -318,10 +316,9 @@ def _pushed_up(t: np.ndarray, y: np.ndarray) -> bool:
     Gravity slows every free rise, and whatever launches a body at once (a throw, a kick, a bounce) gives it its
     speed at the start: such a body rises at a steady or falling speed, and so does a body rolling away along a
     floor seen from above, which the image shows climbing at one size."""
-    tt = np.asarray(t, float) - float(t[0])
-    a = 2.0 * float(np.polyfit(tt, np.asarray(y, float), 2)[0])
+    a, _, _ = quadratic_motion(t, y)
     climb = float(y[0] - y[-1])
-    return a < 0 and 0.5 * -a * float(tt[-1]) ** 2 >= 0.5 * climb
+    return a < 0 and 0.5 * -a * float(t[-1] - t[0]) ** 2 >= 0.5 * climb
 
 
 def _height_above(track: Track, s: int, e: int, contacts: list[Contact], floor: float | None) -> float:

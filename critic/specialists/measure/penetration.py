@@ -188,7 +188,8 @@ def _against_own_levels(track: Track, req: str, video: VideoContext) -> Measurem
     # a rest is a level when the subject came down onto it (a held body waiting to be dropped rests on nothing
     # the clip shows)
     y = track.centroid_px[:, 1]
-    for s, e in stationary_runs(track):
+    rests = stationary_runs(track)
+    for s, e in rests:
         before = np.flatnonzero(observed(track)[:s + 1])
         came_down = before.size and float(y[s] - np.nanmin(y[before])) / r >= 1.0
         if came_down or any(c.frame <= s + 1 for c in contacts):
@@ -198,7 +199,6 @@ def _against_own_levels(track: Track, req: str, video: VideoContext) -> Measurem
     # held it up for a while, but it is no level the body could sink below, nor is the landing that began it;
     # where the body comes to rest after the fall is. (A body that falls on down from its rest and never stops in
     # view went into the floor it rested on.)
-    rests = stationary_runs(track)
     held_then_fell = [(s, e) for s, e in rests if _falls_from_rest(track, e, r)
                       and any(s2 > e and (np.nanmedian(bottom[s2:e2 + 1]) - np.nanmedian(bottom[s:e + 1])) / r
                               > SINK_RADII for s2, e2 in rests)]
