@@ -41,6 +41,9 @@ class Tolerances:
     #: at rest, a sustained change of the radius of the subject's own colour area beyond this ratio is morphing (a
     #: resting body cannot move in depth, and its colour area is steady to a few pixels)
     rest_morph_ratio: float
+    #: a step of the radius from one frame to the next beyond this ratio, held steady on both sides, is morphing (a
+    #: move in depth changes the size by a few per cent a frame)
+    step_morph_ratio: float
     #: in a fall from no sideways speed, a sideways acceleration of this share of the downward one or more is a
     #: force other than gravity (a body falling off the camera's axis drifts by a small share only)
     sideways_accel_ratio: float

@@ -387,7 +387,8 @@ def _was_empty_before(video: VideoContext, track: Track, f0: int, still: float =
 
 def absent_from_clip(op: MeasureOp, subject: SubjectSpec | None, video: VideoContext, tol: Tolerances,
                      prompt: str = "", max_colour_cost: float = 1.0, min_blob_px: int = 4,
-                     min_blob_frac: float = MIN_AREA_FRAC, frames: int = 12, min_frames_seen: int = 2) -> Measurement:
+                     min_blob_frac: float = MIN_AREA_FRAC, frames: int = 12, min_frames_seen: int = 2,
+                     rim_px: int = 2, clear_cost: float = 0.35, clear_chroma: float = 30.0) -> Measurement:
     """A named subject that no track found: is it in the clip at all? Only its colour name can say so without a
     track: when no blob of at least ``min_blob_px`` pixels within ``max_colour_cost`` of the name (about one
     colour-name step: a neighbouring hue still counts as the colour) shows in ``min_frames_seen`` of ``frames``
@@ -404,7 +405,15 @@ def absent_from_clip(op: MeasureOp, subject: SubjectSpec | None, video: VideoCon
     The smallest blob that counts scales with the frame: ``min_blob_frac`` of its area (the tracker's own smallest
     body), and never under ``min_blob_px``. A few pixels of a colour on a large frame are the seams of coding
     blocks or the blended edge between two other colours (red against blue shows purple for a pixel), not a body;
-    on a 64 x 64 frame the same few pixels may be a far body."""
+    on a 64 x 64 frame the same few pixels may be a far body.
+
+    A body's colour is read in its interior only. Coded video keeps colour at half resolution (4:2:0), so
+    where two colours meet the pixels within ``rim_px`` of the seam blend them: an orange ball on a blue floor has
+    a pink rim. A blob of the name lying wholly within ``rim_px`` of a body (three pixels thick) of another colour
+    the prompt names is that body's rim, unless one of its pixels shows the name clearly (within ``clear_cost`` and
+    with a CIELAB chroma of ``clear_chroma`` or more; a blend of two colours fits a third faintly, or darkly, as a
+    dull near-grey): a body of the name, however small or hidden in part, has pixels beyond the rim or pixels of
+    its clear colour."""
     req = "persists: nothing appears from nowhere, nothing vanishes without an occluder or leaving the frame"
     name = subject.color if subject is not None else None
     if subject is None or not colours.known(name) or (subject.count or 1) > 1:
@@ -413,21 +422,44 @@ def absent_from_clip(op: MeasureOp, subject: SubjectSpec | None, video: VideoCon
     picks = np.unique(np.linspace(0, t_count - 1, min(frames, t_count)).round().astype(int))
     rivals = [c for c in colours.named_in(prompt) if colours.canonical(c) != colours.canonical(name)]
     min_px = max(min_blob_px, int(np.ceil(min_blob_frac * video.frames.shape[1] * video.frames.shape[2])))
+    palette = sorted({colours.canonical(c) for c in [*colours.REFERENCES, *colours.ACHROMATIC]})
     seen: list[tuple[int, int]] = []  # (frame, largest blob px) where a blob of the colour shows
     for k in picks:
         costs = colours.colour_costs(video.frames[int(k)].reshape(-1, 3), [name, *rivals])  # (H*W, 1 + rivals)
         fits = (costs[:, 0] <= max_colour_cost) & (costs[:, 0] <= costs.min(axis=1))
-        fits = fits.reshape(video.frames.shape[1:3])
-        n, _, stats, _ = cv2.connectedComponentsWithStats(fits.astype(np.uint8), connectivity=8)
-        blobs = stats[1:, cv2.CC_STAT_AREA]
-        if n > 1 and int(blobs.max()) >= min_px:
-            seen.append((int(k), int(blobs.max())))
+        fits = fits.reshape(video.frames.shape[1:3]).astype(np.uint8)
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(fits, connectivity=8)
+        big = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= min_px]
+        if big and rivals:
+            # a pixel is another named body's when that body's colour is among the nearest of all colour names to
+            # it (within a quarter step of the nearest: a dark orange is as near brown as orange), better than the
+            # missing one's (green next to a brown ball is no yellow body's, although of the colours the prompt
+            # names yellow is the nearest to green)
+            every = colours.colour_costs(video.frames[int(k)].reshape(-1, 3), palette)
+            best_rival = costs[:, 1:].min(axis=1)
+            rival = ((best_rival <= max_colour_cost) & (best_rival < costs[:, 0])
+                     & (best_rival <= every.min(axis=1) + 0.25)).reshape(fits.shape).astype(np.uint8)
+            # ... and only a body with an interior (three pixels thick) has a rim: a few pixels of a shaded small body
+            # that fall to a neighbouring hue are its own
+            m, rival_labels = cv2.connectedComponents(rival, connectivity=8)
+            bodies = np.unique(rival_labels[cv2.erode(rival, np.ones((3, 3), np.uint8)) > 0])
+            rival = np.isin(rival_labels, bodies[bodies > 0]).astype(np.uint8)
+            rim = cv2.dilate(rival, np.ones((2 * rim_px + 1, 2 * rim_px + 1), np.uint8)).astype(bool)
+            # a blob with a pixel off every other named colour's rim has an interior of its own; so has one with a
+            # pixel of the name's clear colour (a blend of two colours fits a third only faintly)
+            lab = colours.rgb_to_lab(video.frames[int(k)].reshape(-1, 3).astype(float))
+            clear = ((costs[:, 0] <= clear_cost) & (np.hypot(lab[:, 1], lab[:, 2]) >= clear_chroma)).reshape(fits.shape)
+            beyond = np.unique(labels[(labels > 0) & (~rim | clear)])
+            big = [i for i in big if i in beyond]
+        if big:
+            seen.append((int(k), int(max(stats[i, cv2.CC_STAT_AREA] for i in big))))
         if len(seen) >= min_frames_seen:
             k0, px = seen[0]
             return unknown(f"'{op.subject}' was not tracked, but a {name} blob of {px} px shows in frame {k0} "
                            f"(and in {len(seen) - 1} more of {len(picks)} frames): it may be there", required=req)
     flicker = (f" (a {name} blob in frame {seen[0][0]} only: a flicker, not a body that stays)" if seen else "")
-    return measurement("contradicted", req, f"no {name} blob of {min_px} px or more in {min_frames_seen} of "
+    return measurement("contradicted", req, f"no {name} blob of {min_px} px or more (beyond the rims of the "
+                       f"prompt's other colours) in {min_frames_seen} of "
                        f"{len(picks)} frames spread over the clip{flicker}: the {subject.noun} is not there",
                        window=video.window(0, t_count - 1), frames_checked=[int(k) for k in picks])
 

@@ -25,6 +25,13 @@ def size_constancy(op: MeasureOp, track: Track, other: Track | None, video: Vide
     result = _box_size_constancy(track, video, tol)
     if result.state == "contradicted":
         return result
+    step = _size_step(track, video, tol)
+    if step is not None:
+        s, e, ratio = step
+        return measurement("contradicted", result.required or _requirement(tol),
+                           f"its size steps x{ratio:.2f} in radius between frames {s} and {e}, box and area alike, "
+                           f"in its own colour and shape, and holds on both sides", window=video.window(s, e),
+                           max_ratio=ratio)
     change = _resting_size_change(track, video, tol)
     if change is None:
         return result
@@ -124,6 +131,93 @@ def _box_size_constancy(track: Track, video: VideoContext, tol: Tolerances) -> M
                            f"(radius {float(np.nanmin(rs[ok])):.1f}-{float(np.nanmax(rs[ok])):.1f} px)",
                            window=video.window(s, e), max_ratio=q)
     return first_doubt
+
+
+def _size_step(track: Track, video: VideoContext, tol: Tolerances, side: int = 3,
+               max_spread: float = 1.15) -> tuple[int, int, float] | None:
+    """A step in size from one frame to the next, held on both sides: ``side`` reliable frames before and after,
+    each side steady (its radii within x``max_spread``), the box radius and the area-equivalent radius both
+    stepping by more than ``tol.step_morph_ratio`` the same way, and by more than ``tol.min_change_px`` and twice
+    times the jitter of its sides (in log terms; the track's size noise over the whole clip would let a jittery
+    stretch elsewhere hide a clean step here). A move in depth changes the size by a few per cent a frame, so a step held on both
+    sides is the body's size, not its distance - unless its centre steps with it (``_step_in_depth``).
+    The blob must keep its shape across the step (aspect and fill of its box: a merge with a neighbour, a shadow or an
+    occluder changes it) and the subject's own colour around it must change area with the blob
+    (``_own_colour_steps``). The median-anchored shape test of ``_box_size_constancy`` cannot see this where the
+    subject spends most of the clip merged with a neighbour: here each step is judged by its own frames.
+    -> (last frame before, first frame after, radius ratio) or None."""
+    rs = size_radius(track)
+    area_r = np.sqrt(np.maximum(np.asarray(track.area_px, float), 0.0) / np.pi)
+    co = np.asarray(track.coasted, bool)
+    ok = (observed(track) & ~np.asarray(track.touches_border, bool) & np.isfinite(rs) & (area_r > 0)
+          & ~(np.roll(co, 1) | np.roll(co, -1)))
+    b = track.boxes_xyxy
+    bw, bh = b[:, 2] - b[:, 0] + 1, b[:, 3] - b[:, 1] + 1
+    with np.errstate(invalid="ignore", divide="ignore"):
+        aspect, fill = bw / bh, track.area_px / (bw * bh)
+    best = None
+    for k in range(side, len(rs) - side + 1):
+        before, after = slice(k - side, k), slice(k, k + side)
+        if not (ok[before].all() and ok[after].all()):
+            continue
+        sides = (rs[before], rs[after], area_r[before], area_r[after])
+        spread = max(float(x.max() / x.min()) for x in sides)
+        if spread > max_spread:
+            continue
+        # the step must stand out of the jitter of its own sides (box sides are whole or half pixels)
+        threshold = max(tol.step_morph_ratio, spread ** 2)
+        q_box = float(np.median(rs[after]) / np.median(rs[before]))
+        q_area = float(np.median(area_r[after]) / np.median(area_r[before]))
+        if (q_box > 1) != (q_area > 1) or min(max(q, 1 / q) for q in (q_box, q_area)) <= threshold:
+            continue
+        if abs(float(np.median(rs[after]) - np.median(rs[before]))) < tol.min_change_px:
+            continue
+        shape_kept = (abs(np.log(np.median(aspect[after]) / np.median(aspect[before]))) < np.log(1.25)
+                      and abs(np.log(np.median(fill[after]) / np.median(fill[before]))) < np.log(1.2))
+        if not shape_kept:
+            continue
+        if _step_in_depth(track, rs, k, side):
+            continue
+        if not _own_colour_steps(track, video, k - 1, k, q_area):
+            continue
+        q = max(q_box, 1 / q_box)
+        if best is None or q > best[2]:
+            best = (k - 1, k, q)
+    return best
+
+
+def _own_colour_steps(track: Track, video: VideoContext, k0: int, k1: int, q: float) -> bool:
+    """Does the area of the subject's own colour (as at frame ``k0``, within two of its larger radii of its centre)
+    step from ``k0`` to ``k1`` the way the blob's area-equivalent radius steps, by ``q``: the same way and by at least
+    half of it in log terms? A blob merged with or split from another body, or cut by a background near its colour,
+    leaves the colour's area as it was. (Looser than ``_colour_confirms``: a shaded body has few pixels of its median
+    colour, so their count is a coarse measure of its size.)"""
+    lab = subject_lab(video, track, k0)
+    a0, a1 = float(track.area_px[k0]), float(track.area_px[k1])
+    if lab is None or a0 <= 0 or a1 <= 0:
+        return False
+    reach = 2.0 * float(np.sqrt(max(a0, a1) / np.pi)) + 2.0
+    c0 = colour_pixels(video, k0, track.centroid_px[k0], lab, reach)[0]
+    c1 = colour_pixels(video, k1, track.centroid_px[k1], lab, reach)[0]
+    if c0 < 4 or c1 < 4:
+        return False
+    own = float(np.log(np.sqrt(c1 / c0)))
+    return own * float(np.log(q)) > 0 and abs(own) >= 0.5 * abs(float(np.log(q)))
+
+
+def _step_in_depth(track: Track, rs: np.ndarray, k: int, side: int) -> bool:
+    """Could a move in depth give the size step between frames ``k - 1`` and ``k``? On a floor seen from above, a
+    body that comes nearer grows and drops in the image: its contact row moves down by over 1.5 times its radius
+    change (``_depth_geometry_fits``), so its centre by over half of it. A body swelling about its centre keeps
+    its centre on course. The course is the centre's line over the ``side`` frames before, carried on; ``rs`` (T,)
+    box radii, px."""
+    c = np.asarray(track.centroid_px, float)
+    t = np.arange(k - side, k)
+    slope, icpt = np.polyfit(t, c[k - side:k, 1], 1)
+    after = np.arange(k, k + side)
+    drop = float(np.median(c[after, 1] - (icpt + slope * after)))
+    grow = float(np.median(rs[k:k + side]) - np.median(rs[k - side:k]))
+    return drop * np.sign(grow) >= 0.5 * abs(grow)
 
 
 def _moves_in_depth(track: Track, ratio: np.ndarray, med: float, lo: int, hi: int) -> bool:

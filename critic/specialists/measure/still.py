@@ -83,6 +83,9 @@ def _confirmed_move(track: Track, video: VideoContext, ok: np.ndarray, r: float,
             checks += 1
             if still_there(video, track, a, b) or not same_colour(video, track, a, track, b):
                 continue
+            # the move sets off at the last frame still at the place it left (a body at rest for a while before it
+            # moves is found from the first frame of its rest), and from there back over any creep into it
+            a = max(k for k in range(a, b) if ok[k] and float(np.linalg.norm(c[k] - c[a])) <= 0.25 * r)
             while a > s and float(np.linalg.norm(c[a - 1] - c[a])) > 0.25 * r:
                 a -= 1
             while b < e and float(np.linalg.norm(c[b + 1] - c[a])) > float(np.linalg.norm(c[b] - c[a])):
