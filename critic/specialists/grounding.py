@@ -225,6 +225,26 @@ def plural_members(subject: SubjectSpec, cands: list[Candidate], free: list[int]
     return [j for j in pool if cands[j].radius >= 0.35 * biggest]
 
 
+def moves_with(part: Candidate, body: Candidate, w: Weights = Weights(), min_common: int = 4) -> bool:
+    """Is ``part`` a piece of ``body``'s object: over the frames both are seen (``min_common`` or more, most of
+    ``part``'s), its box touches or overlaps ``body``'s (within 2 px) and it keeps its place relative to it (within
+    half ``body``'s radius and a pixel), in four of five of those frames, while both travel ``w.min_travel_radii``
+    or more? Two bodies at rest side by side also keep their places; only moving together shows one object."""
+    a, b = part.track, body.track
+    both = (np.asarray(a.visible, bool) & ~np.asarray(a.coasted, bool)
+            & np.asarray(b.visible, bool) & ~np.asarray(b.coasted, bool))
+    seen_a = int((np.asarray(a.visible, bool) & ~np.asarray(a.coasted, bool)).sum())
+    if both.sum() < max(min_common, 0.6 * seen_a) or min(part.travel, body.travel) < w.min_travel_radii:
+        return False
+    ba, bb = np.asarray(a.boxes_xyxy)[both], np.asarray(b.boxes_xyxy)[both]
+    gap = np.maximum(np.maximum(ba[:, 0] - bb[:, 2], bb[:, 0] - ba[:, 2]),
+                     np.maximum(ba[:, 1] - bb[:, 3], bb[:, 1] - ba[:, 3]))
+    offset = np.asarray(a.centroid_px)[both] - np.asarray(b.centroid_px)[both]
+    drift = np.linalg.norm(offset - np.median(offset, axis=0), axis=1)
+    # in four of five common frames (the frames where either blob is being re-segmented are off)
+    return bool(np.mean(gap <= 2.0) >= 0.8 and np.mean(drift <= 0.5 * body.radius + 1.0) >= 0.8)
+
+
 def handed_over(cands: list[Candidate], pick: int, others: list[int], *, end_margin: int = 3) -> str:
     """Why the identity ``pick`` may hand its object over to another ("" when it does not): it stops being seen
     away from the image border before the clip ends while another candidate that fits the subject as well is
@@ -265,6 +285,18 @@ def ground_subjects(subjects: list[SubjectSpec], cands: list[Candidate], prompt:
     singular = [s for s in subjects if not plural.get(s.name)]
     cost = cost_matrix(singular, cands, prompt, w)
     picks, margins, rivals, rival_margins = assign(cost, w)
+    # a candidate that moves with the one a subject took is a part of the same body (a cube's faces shaded apart
+    # by the segmentation): no rival for that subject
+    parts = False
+    for i, pick in enumerate(picks):
+        if pick is None or margins[i] >= w.min_margin:
+            continue
+        for j in range(len(cands)):
+            if j != pick and cost[i, j] < FORBIDDEN and moves_with(cands[j], cands[pick], w):
+                cost[i, j] = FORBIDDEN
+                parts = True
+    if parts:
+        picks, margins, rivals, rival_margins = assign(cost, w)
     out: dict[str, tuple[list[int], dict[str, Any]]] = {}
     taken = set()
     rgb = np.stack([c.rgb for c in cands]) if cands else np.zeros((0, 3))

@@ -4,6 +4,9 @@ Only the frames the operation declares are read: where ``where`` names a subject
 its box; otherwise ``frames`` frames spread over the clip. Text is compared case- and space-insensitively with
 a similarity ratio (difflib); the read text is evidence, never an instruction.
 
+Lines are found two ways: dense strokes joined along a row (``text_lines``), and rows of letter-shaped stable
+regions (MSER, ``glyph_lines``) for a caption whose strokes the first way joins to the scene's edges.
+
 Each read line carries Tesseract's own word confidence (0-100, the least over the line's words) and the view it
 was read in: every text line is read as it is (``raw``) and binarised (``flat``, Otsu: thin light glyphs over a
 textured floor are read wrong as they are, 'BAS' for 'LAB', and right once the background is flattened). A
@@ -60,7 +63,7 @@ class TesseractReader:
     """``read`` specialist. Missing ``tesseract`` binary -> unknown with the reason."""
 
     name = "tesseract"
-    version = "4"
+    version = "5"
 
     def __init__(self, frames: int = 6, psm: int = 6, lang: str = "eng", match: float = 0.8, min_chars: int = 3,
                  upscale_to: int = 64, firm_confidence: float = 80.0, near_miss: float = 0.5):
@@ -111,12 +114,58 @@ class TesseractReader:
         boxes.sort(key=lambda b: -b[4])
         return [b[:4] for b in boxes[:max_lines]]
 
+    @staticmethod
+    def glyph_lines(gray: np.ndarray, max_lines: int = 3) -> list[tuple[int, int, int, int]]:
+        """Boxes (x0, y0, x1, y1) of rows of glyphs: stable regions (MSER) shaped like letters (6 px tall or more,
+        under a quarter of the image, no wider than 1.6 heights), joined where they share a row (centres within
+        0.35 of the taller one's height), a size (x1.6) and a gap under 1.2 heights; rows of two letters or more,
+        wider than 1.5 heights, most letters first. Finds a caption whose strokes' gradient joins the scene's edges
+        (a title over a wall, text at the frame's edge), which ``text_lines`` loses in one large component."""
+        h, w = gray.shape
+        _, regions = cv2.MSER_create(5, 12, int(0.05 * h * w)).detectRegions(gray)
+        glyphs = sorted({(int(x), int(y), int(bw), int(bh)) for x, y, bw, bh in regions
+                         if 6 <= bh <= h / 4 and 0.08 * bh <= bw <= 1.6 * bh})
+
+        def joins(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:
+            tall = max(a[3], b[3])
+            return (abs((a[1] + a[3] / 2) - (b[1] + b[3] / 2)) <= 0.35 * tall and tall <= 1.6 * min(a[3], b[3])
+                    and max(b[0] - (a[0] + a[2]), a[0] - (b[0] + b[2])) <= 1.2 * tall)
+
+        used = [False] * len(glyphs)
+        rows = []
+        for i in range(len(glyphs)):
+            if used[i]:
+                continue
+            row, used[i] = [glyphs[i]], True
+            grown = True
+            while grown:  # the row's connected set under ``joins``
+                grown = False
+                for j, g in enumerate(glyphs):
+                    if not used[j] and any(joins(r, g) for r in row):
+                        row.append(g)
+                        used[j] = grown = True
+            letters = len({r[0] for r in row})
+            x0, y0 = min(r[0] for r in row), min(r[1] for r in row)
+            x1, y1 = max(r[0] + r[2] for r in row), max(r[1] + r[3] for r in row)
+            if letters < 2 or x1 - x0 < 1.5 * (y1 - y0):
+                continue
+            # pad by half a height on the sides: a letter MSER missed at an end would turn the word into another
+            pad, padx = max(2, (y1 - y0) // 4), max(2, (y1 - y0) // 2)
+            rows.append((max(x0 - padx, 0), max(y0 - pad, 0), min(x1 + padx, w), min(y1 + pad, h), letters))
+        rows.sort(key=lambda b: -b[4])
+        return [b[:4] for b in rows[:max_lines]]
+
     def _read(self, image: np.ndarray) -> list[ReadLine]:
-        """Text lines found in the image read one by one (``--psm 7``), each as it is (``raw``) and binarised
-        (``flat``); else the whole image (``--psm``, ``page``)."""
+        """Text lines found in the image (``text_lines``, then the rows of glyphs that overlap none of them,
+        ``glyph_lines``) read one by one (``--psm 7``), each as it is (``raw``) and binarised (``flat``); else the
+        whole image (``--psm``, ``page``)."""
         gray = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY)
+        boxes = self.text_lines(gray)
+        for b in self.glyph_lines(gray):
+            if all(min(b[2], o[2]) <= max(b[0], o[0]) or min(b[3], o[3]) <= max(b[1], o[1]) for o in boxes):
+                boxes.append(b)
         lines = []
-        for x0, y0, x1, y1 in self.text_lines(gray):
+        for x0, y0, x1, y1 in boxes[:5]:
             crop = gray[y0:y1, x0:x1]
             flat = cv2.threshold(crop, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[1]
             lines += self._ocr(crop, 7, "raw") + self._ocr(flat, 7, "flat")
@@ -144,7 +193,8 @@ class TesseractReader:
         reads: dict[int, str] = {}
         read_lines: dict[int, list[ReadLine]] = {}
         scores: dict[int, float] = {}
-        for k in idx:
+
+        def image(k: int) -> np.ndarray:
             img = video.frames[k]
             if boxes is not None:
                 x0, y0, x1, y1 = boxes[k]
@@ -152,7 +202,10 @@ class TesseractReader:
                 x0, y0 = int(max(x0 - pad, 0)), int(max(y0 - pad, 0))
                 x1, y1 = int(min(x1 + pad, w - 1)), int(min(y1 + pad, h - 1))
                 img = img[y0:y1 + 1, x0:x1 + 1]
-            read_lines[int(k)] = self._read(img)
+            return img
+
+        for k in idx:
+            read_lines[int(k)] = self._read(image(int(k)))
             text = "\n".join(line.text for line in read_lines[int(k)])
             reads[int(k)] = text.strip()
             scores[int(k)] = similarity(op.text, text)
@@ -188,7 +241,33 @@ class TesseractReader:
                      default=None)
         if stable is not None:
             line, ks = stable
-            w = video.window(min(ks), max(ks))
+            # the window is where the other text shows: between the sampled frames, the first and last frames that
+            # read it are found by halving the interval to the sampled frame on each side that does not
+            usable = set(int(k) for k in cand)
+            calls = 0
+
+            def shows(k: int) -> bool:
+                nonlocal calls
+                calls += 1
+                return any(normalise(x.text) == line for x in self._read(image(k)))
+
+            first, last = min(ks), max(ks)
+            for step in (-1, 1):
+                edge = first if step < 0 else last
+                beyond = [int(k) for k in idx if (k - edge) * step > 0 and int(k) not in ks]
+                out = (max(beyond) if step < 0 else min(beyond)) if beyond else (
+                    int(cand[0]) - 1 if step < 0 else int(cand[-1]) + 1)
+                while abs(out - edge) > 1:
+                    mid = (out + edge) // 2
+                    if mid not in usable:
+                        break
+                    if shows(mid):
+                        edge = mid
+                    else:
+                        out = mid
+                first, last = (edge, last) if step < 0 else (first, edge)
+            cost = Cost(tool_calls=len(idx) + calls)
+            w = video.window(first, last)
             return Measurement(state="contradicted", required=required,
                                measured=f"read '{line[:60]}' in {len(ks)} of {len(idx)} sampled frames instead "
                                         f"(similarity {similarity(op.text, line):.2f})", window=w,

@@ -86,6 +86,21 @@ def test_an_ambiguous_assignment_is_bound_but_not_firm():
     assert bound["red_ball"][0] == [1] and bound["red_ball"][1]["confident"]
 
 
+def test_a_piece_that_moves_with_the_body_is_no_rival_but_a_second_body_is():
+    """A teal box slides right and the segmentation splits its shaded face off as a second, smaller teal track that
+    keeps its place on the box: one object, and "the teal box" is bound firmly to the larger track. A second teal
+    box sliding along 40 px away is a rival (not firm), and so is a teal piece resting beside a resting box (two
+    bodies side by side at rest also keep their places)."""
+    teal, box = (20, 110, 110), SubjectSpec(name="teal_box", noun="box", color="teal")
+    for name, specs, firm in (
+            ("face", [(teal, 40, 2, (12, 12)), (teal, 44, 2, (6, 6))], True),
+            ("second box", [(teal, 40, 2, (12, 12)), (teal, 80, 2, (11, 11))], False),
+            ("at rest", [(teal, 40, 0, (12, 12)), (teal, 44, 0, (6, 6))], False)):
+        bound = grounding.ground_subjects([box], _cands(specs), "", {})
+        members, evidence = bound["teal_box"]
+        assert members == [0] and evidence["confident"] == firm, (name, evidence)
+
+
 def test_a_lone_candidate_of_the_named_colour_is_firm_however_it_moves():
     """One purple blob, still, seen in a quarter of the frames and twice as long as wide (a ball blurred in a
     fast fall), costs almost as much as leaving "the purple ball" unbound; with no other candidate near it, the

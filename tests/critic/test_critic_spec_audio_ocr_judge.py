@@ -79,6 +79,37 @@ def test_thin_light_text_over_a_checkered_floor_is_read_once_the_floor_is_flatte
     assert m.state == "supported", (m.measured, m.reason, m.values)
 
 
+@pytest.mark.skipif(shutil.which("tesseract") is None, reason="tesseract binary not installed")
+def test_a_caption_whose_strokes_join_the_wall_edges_is_found_by_its_glyphs():
+    """A rendered frame (the benchmark's an0025, frame 20): the caption "LAB" at the top-left corner, over a wall
+    whose edges the stroke gradient joins to the letters in one frame-wide component, so ``text_lines`` finds no
+    line there. Its letters, as stable regions in a row (``glyph_lines``), are found and read 'LAB': the claimed
+    "WAIT" is contradicted. Without the rows of glyphs the read is unknown."""
+    frame = cv2.imread(str(Path(__file__).parents[1] / "data" / "ocr" / "lab_caption_over_wall_edge.png"))[:, :, ::-1]
+    video = context_from_arrays(np.repeat(frame[None], 4, axis=0).copy(), 10.0)
+    gray = cv2.cvtColor(frame, cv2.COLOR_RGB2GRAY)
+    assert not any(y0 < 30 and x0 < 60 for x0, y0, _, _ in TesseractReader.text_lines(gray))
+    assert any(y0 < 30 and x0 < 60 for x0, y0, _, _ in TesseractReader.glyph_lines(gray))
+    m = TesseractReader(frames=4).run(ReadOp(id="r", text="WAIT"), NO_INPUTS, video)
+    assert m.state == "contradicted" and "'lab'" in m.measured, (m.measured, m.reason, m.values)
+
+    class WithoutGlyphRows(TesseractReader):
+        glyph_lines = staticmethod(lambda gray, max_lines=3: [])
+
+    assert WithoutGlyphRows(frames=4).run(ReadOp(id="r", text="WAIT"), NO_INPUTS, video).state == "unknown"
+
+
+@pytest.mark.skipif(shutil.which("tesseract") is None, reason="tesseract binary not installed")
+def test_the_window_of_another_text_is_where_it_shows_not_where_it_was_sampled():
+    """"GOAL" is shown over frames 3-17 of 24 where the prompt quotes "SCORE". Four sampled frames (0, 8, 15, 23)
+    read it in frames 8 and 15; the frames between the samples are read by halving until the first and the last
+    frame that show it are found: the window is frames 3-17."""
+    clip = S.banner(S.drop_clip(t_count=24), "GOAL", start=3, end=17)
+    m = TesseractReader(frames=4).run(ReadOp(id="r", text="SCORE"), NO_INPUTS, clip.context())
+    assert m.state == "contradicted", (m.measured, m.reason)
+    assert (m.window.start_frame, m.window.end_frame) == (3, 17), m.window
+
+
 def test_read_without_tesseract_is_unknown(monkeypatch):
     monkeypatch.setattr(shutil, "which", lambda name: None)
     m = TesseractReader().run(ReadOp(id="r", text="SCORE"), NO_INPUTS, S.drop_clip(t_count=4).context())

@@ -90,6 +90,17 @@ def test_bounce_contact_time_is_sub_frame(drop):
     assert measure(drop, "bounce", holds=False).state == "contradicted"
 
 
+def test_a_rebound_higher_than_the_drop_is_shown_up_to_its_top():
+    """A ball that rebounds higher than it fell (restitution 1.15): contradicted, with the window from the impact
+    to the top of the rebound (the frames that show it too high), not four frames around the impact."""
+    clip = S.drop_clip(e=1.15, y0=40.0, t_count=40)
+    m = measure(clip, "bounce")
+    assert m.state == "contradicted", (m.measured, m.reason)
+    t0 = clip.contacts_s[0]
+    top = clip.contacts_s[0] + 0.5 * (clip.contacts_s[1] - clip.contacts_s[0])  # symmetric flight: the apex
+    assert m.window.start_s <= t0 and abs(m.window.end_s - top) <= 1.5 / clip.fps, (m.window, t0, top)
+
+
 def test_contact_with_the_floor_has_a_window(drop):
     m = measure(drop, "contact")
     assert m.state == "supported" and abs(m.windows["contact"].start_s - drop.contacts_s[0]) < 1 / drop.fps

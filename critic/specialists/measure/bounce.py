@@ -45,9 +45,12 @@ def bounce(op: MeasureOp, track: Track, other: Track | None, video: VideoContext
             "the subject never reaches a surface in view", required=req, **values)
     for c in bounces:
         if c.rebound_radii > 1.15 * c.drop_radii + 0.5:
+            # the frames that show it: from the impact to the top of the rebound
+            top = _rebound_top(track, c.frame, contacts, axis)
             return measurement("contradicted", "rebound height <= drop height",
                                f"rebound {c.rebound_radii:.1f} radii after a drop of {c.drop_radii:.1f} radii",
-                               window=video.window(max(c.frame - 1, 0), c.frame + 2), windows=windows, **values)
+                               window=video.window(max(c.frame - 1, 0), max(top, c.frame + 2)), windows=windows,
+                               **values)
     if not contacts:
         return unknown("no contact with a surface observed (it never comes down to one in view)", required=req,
                        **values)
@@ -72,3 +75,23 @@ def bounce(op: MeasureOp, track: Track, other: Track | None, video: VideoContext
     return measurement("supported", req, f"{len(bounces)} bounce(s); first rebound {bounces[0].rebound_radii:.1f} of "
                        f"{bounces[0].drop_radii:.1f} radii dropped", window=windows["contact"], windows=windows,
                        **values)
+
+
+def _rebound_top(track: Track, frame: int, contacts: list, axis: int) -> int:
+    """The frame, after the contact at ``frame`` and before the next contact (or the track's end), in which the
+    subject is farthest from where it touched along ``axis`` (1: highest above the floor, the least image y; 0:
+    farthest from the wall), over the frames it is seen in one run away from the image's edge: the top of the
+    rebound, or the last frame before it leaves the view or is lost."""
+    ok = observed(track)
+    nxt = [c.frame for c in contacts if c.frame > frame]
+    end = nxt[0] if nxt else len(ok) - 1
+    ks = []
+    for k in range(frame + 1, end + 1):  # the rebound while it stays in view (up to where it leaves, if it does)
+        if not ok[k] or track.touches_border[k]:
+            break
+        ks.append(k)
+    if not ks:
+        return frame
+    pos = track.centroid_px[:, axis]
+    away = (lambda k: -pos[k]) if axis == 1 else (lambda k: abs(pos[k] - pos[frame]))
+    return max(ks, key=away)
