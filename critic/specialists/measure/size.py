@@ -137,11 +137,11 @@ def _size_step(track: Track, video: VideoContext, tol: Tolerances, side: int = 3
                max_spread: float = 1.15) -> tuple[int, int, float] | None:
     """A step in size from one frame to the next, held on both sides: ``side`` reliable frames before and after,
     each side steady (its radii within x``max_spread``), the box radius and the area-equivalent radius both
-    stepping by more than ``tol.step_morph_ratio`` the same way, and by more than ``tol.min_change_px`` and twice
-    times the jitter of its sides (in log terms; the track's size noise over the whole clip would let a jittery
-    stretch elsewhere hide a clean step here). A move in depth changes the size by a few per cent a frame, so a step held on both
-    sides is the body's size, not its distance - unless its centre steps with it (``_step_in_depth``).
-    The blob must keep its shape across the step (aspect and fill of its box: a merge with a neighbour, a shadow or an
+    stepping by more than ``tol.step_morph_ratio`` the same way, and by more than ``tol.min_change_px`` and twice the
+    jitter of its sides (in log terms; the track's size noise over the whole clip would let a jittery stretch
+    elsewhere hide a clean step here). A move in depth changes the size by a few per cent a frame, so a step held on
+    both sides is the body's size, not its distance - unless its centre steps with it (``_step_in_depth``). The blob
+    must keep its shape across the step (aspect and fill of its box: a merge with a neighbour, a shadow or an
     occluder changes it) and the subject's own colour around it must change area with the blob
     (``_own_colour_steps``). The median-anchored shape test of ``_box_size_constancy`` cannot see this where the
     subject spends most of the clip merged with a neighbour: here each step is judged by its own frames.
