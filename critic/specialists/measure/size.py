@@ -192,15 +192,10 @@ def _own_colour_steps(track: Track, video: VideoContext, k0: int, k1: int, q: fl
     half of it in log terms? A blob merged with or split from another body, or cut by a background near its colour,
     leaves the colour's area as it was. (Looser than ``_colour_confirms``: a shaded body has few pixels of its median
     colour, so their count is a coarse measure of its size.)"""
-    lab = subject_lab(video, track, k0)
-    a0, a1 = float(track.area_px[k0]), float(track.area_px[k1])
-    if lab is None or a0 <= 0 or a1 <= 0:
+    areas = _blob_and_own_colour(track, video, k0, k1)
+    if areas is None:
         return False
-    reach = 2.0 * float(np.sqrt(max(a0, a1) / np.pi)) + 2.0
-    c0 = colour_pixels(video, k0, track.centroid_px[k0], lab, reach)[0]
-    c1 = colour_pixels(video, k1, track.centroid_px[k1], lab, reach)[0]
-    if c0 < 4 or c1 < 4:
-        return False
+    _, _, c0, c1 = areas
     own = float(np.log(np.sqrt(c1 / c0)))
     return own * float(np.log(q)) > 0 and abs(own) >= 0.5 * abs(float(np.log(q)))
 
@@ -305,20 +300,32 @@ def _size_change_doubt(track: Track, video: VideoContext, raw: np.ndarray, level
     return ""
 
 
+def _blob_and_own_colour(track: Track, video: VideoContext, k0: int, k1: int
+                         ) -> tuple[float, float, float, float] | None:
+    """The tracked blob's area at frames ``k0`` and ``k1`` and the count of pixels of the subject's own colour (as at
+    ``k0``) within two of the blob's larger radii (plus 2 px) of its centre at each: (a0, a1, c0, c1) px, or None
+    when the colour is unknown, a blob is empty or a count is under 4 pixels."""
+    lab = subject_lab(video, track, k0)
+    a0, a1 = float(track.area_px[k0]), float(track.area_px[k1])
+    if lab is None or a0 <= 0 or a1 <= 0:
+        return None
+    reach = 2.0 * float(np.sqrt(max(a0, a1) / np.pi)) + 2.0
+    c0 = colour_pixels(video, k0, track.centroid_px[k0], lab, reach)[0]
+    c1 = colour_pixels(video, k1, track.centroid_px[k1], lab, reach)[0]
+    if c0 < 4 or c1 < 4:
+        return None
+    return a0, a1, float(c0), float(c1)
+
+
 def _colour_confirms(track: Track, video: VideoContext, k0: int, k1: int) -> bool:
     """Does the subject's own colour (as at frame ``k0``) around its centre change area from ``k0`` to ``k1`` as
     the tracked blob does (the same way, within a factor 1.3)? Then the body itself changed size; a blob merged with
     or split from another body, or cut short by a background near the body's colour, leaves the colour's area as
     it was."""
-    lab = subject_lab(video, track, k0)
-    a0, a1 = float(track.area_px[k0]), float(track.area_px[k1])
-    if lab is None or a0 <= 0 or a1 <= 0:
+    areas = _blob_and_own_colour(track, video, k0, k1)
+    if areas is None:
         return False
-    reach = 2.0 * float(np.sqrt(max(a0, a1) / np.pi)) + 2.0
-    c0 = colour_pixels(video, k0, track.centroid_px[k0], lab, reach)[0]
-    c1 = colour_pixels(video, k1, track.centroid_px[k1], lab, reach)[0]
-    if c0 < 4 or c1 < 4:
-        return False
+    a0, a1, c0, c1 = areas
     blob, own = a1 / a0, c1 / c0
     return (blob > 1) == (own > 1) and max(own / blob, blob / own) <= 1.3
 
