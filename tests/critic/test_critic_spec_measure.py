@@ -407,6 +407,21 @@ def test_a_body_that_stops_dead_with_nothing_to_stop_it_breaks_continuity():
     assert measure(S.collision_clip(), "continuity", subject="red").state == "supported"
 
 
+def test_a_stop_dead_in_the_clip_s_first_frames_and_one_with_the_box_drawn_ahead_break_continuity():
+    """Rolling at 90 px/s from the clip's first frame, the ball stops dead at frame 2 and stays: two steps show its
+    velocity, and it is contradicted. Stopping at frame 14 with the step into the stop 1.6 times the others (the
+    tracker's box of a body that stopped drawn a little ahead) is a dead stop too; with the step into the stop at
+    half the others (braking in that frame) it is not judged one."""
+    early = _rolling_clip(lambda t: 20.0 + 90.0 * np.minimum(t, 2 / S.FPS))
+    m = measure(early, "continuity")
+    assert m.state == "contradicted" and "stops dead at frame 2" in m.measured, m.measured
+    step = 90.0 / S.FPS
+    for last, state in ((1.6, "contradicted"), (0.5, "supported")):
+        x = lambda t, last=last: 20.0 + 90.0 * np.minimum(t, 13 / S.FPS) + last * step * (t >= 14 / S.FPS)
+        m = measure(_rolling_clip(x), "continuity")
+        assert m.state == state, (last, m.measured)
+
+
 def test_a_contact_not_seen_is_contradicted_only_against_a_level_seen(drop):
     """No wall is located offline: a wall touch not seen is unknown, never contradicted. A ball that falls and
     lands is seen touching the floor."""

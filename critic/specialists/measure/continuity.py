@@ -132,25 +132,33 @@ def _freezes(track: Track, r: float) -> list[tuple[int, int, float, float]]:
 
 def _dead_stops(track: Track, video: VideoContext, r: float, min_speed: float = 4.0, steady: float = 1.35,
                 min_still_s: float = 0.5) -> list[tuple[int, int, float]]:
-    """Stops with no cause: the subject moves at a steady velocity (over ``min_speed`` radii/s, the four steps
-    before the stop within x``steady`` of each other and 30 degrees) not downward, then is still from one frame to
-    the next and stays still for ``min_still_s`` or to the end of the clip, while nothing else moves within two
-    radii of it. Friction brakes a body over several frames (a constant deceleration that stops it within one
-    frame shows as steps shrinking before it); a stop in one frame at full speed takes an impact, and what it hit
-    (a body coming in, or one it sets moving) moves next to it; a landing stops a body coming down.
+    """Stops with no cause: the subject moves at a steady velocity (over ``min_speed`` radii/s, the three steps
+    before the one into the stop within x``steady`` of each other - fewer in the clip's first frames, and with only
+    two steps both of them - the step into the stop no shorter than 0.7 of them, all within 30 degrees) not
+    downward, then is still from one frame to the next and stays still for ``min_still_s`` or to the end of the
+    clip, while nothing else moves within two radii of it. Friction brakes a body over several frames (a constant
+    deceleration that stops it within one frame shows as steps shrinking before it); a stop in one frame at full
+    speed takes an impact, and what it hit (a body coming in, or one it sets moving) moves next to it; a landing
+    stops a body coming down.
     -> (first still frame, last still frame, speed before in radii/s)."""
     c, t = track.centroid_px, track.times_s
     ok = observed(track)
     border = np.asarray(track.touches_border, bool)
     out = []
     for s, e in stationary_runs(track):
-        if s < 4 or not ok[s - 4:s + 1].all() or border[s - 4:e + 1].any():
+        lead = min(s, 4)  # a stop in the clip's first frames has fewer steps before it to show the velocity
+        if lead < 2 or not ok[s - lead:s + 1].all() or border[s - lead:e + 1].any():
             continue
         if t[e] - t[s] < min_still_s - 1e-9 and e < len(c) - 2:
             continue
-        steps = np.diff(c[s - 4:s + 1], axis=0) / np.diff(t[s - 4:s + 1])[:, None] / r  # (4, 2) radii/s
+        steps = np.diff(c[s - lead:s + 1], axis=0) / np.diff(t[s - lead:s + 1])[:, None] / r  # (lead, 2) radii/s
         speeds = np.linalg.norm(steps, axis=1)
-        if speeds.min() < min_speed or speeds.max() > steady * speeds.min():
+        # the approach: the steps before the one into the stop (both, with only two); the step into the stop may be
+        # longer (the tracker's box of a body that stopped is drawn a little ahead) but not shorter (braking)
+        approach = speeds[:-1] if lead >= 3 else speeds
+        if approach.min() < min_speed or approach.max() > steady * approach.min():
+            continue
+        if not (0.7 * approach.mean() <= speeds[-1] <= 2.5 * approach.mean()):
             continue
         mean = steps.mean(axis=0)
         cosines = steps @ mean / (speeds * float(np.linalg.norm(mean)))
