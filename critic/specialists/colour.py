@@ -116,7 +116,12 @@ def colour_cost(rgb: np.ndarray, name: str, shade: str | None = None) -> np.ndar
 def colour_costs(rgb: np.ndarray, names: list[str], shade: str | None = None) -> np.ndarray:
     """:func:`colour_cost` of the (N, 3) sRGB colours for each of ``names`` -> (N, len(names)), converting the
     colours to CIELAB once (a whole frame against several names)."""
-    lab = rgb_to_lab(np.atleast_2d(np.asarray(rgb, float)))
+    return colour_costs_of_lab(rgb_to_lab(np.atleast_2d(np.asarray(rgb, float))), names, shade)
+
+
+def colour_costs_of_lab(lab: np.ndarray, names: list[str], shade: str | None = None) -> np.ndarray:
+    """:func:`colour_costs` of (N, 3) CIELAB colours (:func:`rgb_to_lab`), for a caller that needs the CIELAB
+    colours too or compares them with several lists of names."""
     return np.stack([_cost_of_lab(lab, n, shade) for n in names], axis=1) if names else np.zeros((len(lab), 0))
 
 

@@ -231,10 +231,9 @@ def moves_with(part: Candidate, body: Candidate, w: Weights = Weights(), min_com
     half ``body``'s radius and a pixel), in four of five of those frames, while both travel ``w.min_travel_radii``
     or more? Two bodies at rest side by side also keep their places; only moving together shows one object."""
     a, b = part.track, body.track
-    both = (np.asarray(a.visible, bool) & ~np.asarray(a.coasted, bool)
-            & np.asarray(b.visible, bool) & ~np.asarray(b.coasted, bool))
-    seen_a = int((np.asarray(a.visible, bool) & ~np.asarray(a.coasted, bool)).sum())
-    if both.sum() < max(min_common, 0.6 * seen_a) or min(part.travel, body.travel) < w.min_travel_radii:
+    seen_a = np.asarray(a.visible, bool) & ~np.asarray(a.coasted, bool)
+    both = seen_a & np.asarray(b.visible, bool) & ~np.asarray(b.coasted, bool)
+    if both.sum() < max(min_common, 0.6 * seen_a.sum()) or min(part.travel, body.travel) < w.min_travel_radii:
         return False
     ba, bb = np.asarray(a.boxes_xyxy)[both], np.asarray(b.boxes_xyxy)[both]
     gap = np.maximum(np.maximum(ba[:, 0] - bb[:, 2], bb[:, 0] - ba[:, 2]),

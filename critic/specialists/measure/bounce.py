@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from critic.specialists.base import unknown
-from critic.specialists.kinematics import floor_contacts, observed, radius
+from critic.specialists.kinematics import Contact, floor_contacts, observed, radius
 from critic.specialists.measure.common import Tolerances, measurement
 from critic.types import Measurement, MeasureOp, Track, VideoContext
 
@@ -30,9 +30,7 @@ def bounce(op: MeasureOp, track: Track, other: Track | None, video: VideoContext
     if bounces:
         c0 = bounces[0]
         windows["contact"] = video.window_s(c0.time_s - dt / 2, c0.time_s + dt / 2)
-        nxt = [c for c in contacts if c.frame > c0.frame]
-        end = nxt[0].frame if nxt else int(np.flatnonzero(observed(track))[-1])
-        windows["rebound"] = video.window(c0.frame, end)
+        windows["rebound"] = video.window(c0.frame, _rebound_end(track, contacts, c0.frame))
     if not op.expect.holds:
         # "does not bounce": whether it bounces at all is the property (a rebound's height does not matter)
         if bounces:
@@ -77,16 +75,21 @@ def bounce(op: MeasureOp, track: Track, other: Track | None, video: VideoContext
                        **values)
 
 
-def _rebound_top(track: Track, frame: int, contacts: list, axis: int) -> int:
-    """The frame, after the contact at ``frame`` and before the next contact (or the track's end), in which the
+def _rebound_end(track: Track, contacts: list[Contact], frame: int) -> int:
+    """The frame a rebound from the contact at ``frame`` ends: the next contact, or the track's last observed
+    frame."""
+    nxt = [c.frame for c in contacts if c.frame > frame]
+    return nxt[0] if nxt else int(np.flatnonzero(observed(track))[-1])
+
+
+def _rebound_top(track: Track, frame: int, contacts: list[Contact], axis: int) -> int:
+    """The frame, after the contact at ``frame`` and before the rebound ends (``_rebound_end``), in which the
     subject is farthest from where it touched along ``axis`` (1: highest above the floor, the least image y; 0:
     farthest from the wall), over the frames it is seen in one run away from the image's edge: the top of the
     rebound, or the last frame before it leaves the view or is lost."""
     ok = observed(track)
-    nxt = [c.frame for c in contacts if c.frame > frame]
-    end = nxt[0] if nxt else len(ok) - 1
     ks = []
-    for k in range(frame + 1, end + 1):  # the rebound while it stays in view (up to where it leaves, if it does)
+    for k in range(frame + 1, _rebound_end(track, contacts, frame) + 1):  # the rebound while it stays in view (up to where it leaves, if it does)
         if not ok[k] or track.touches_border[k]:
             break
         ks.append(k)

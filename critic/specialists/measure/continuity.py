@@ -433,7 +433,8 @@ def absent_from_clip(op: MeasureOp, subject: SubjectSpec | None, video: VideoCon
     palette = sorted({colours.canonical(c) for c in [*colours.REFERENCES, *colours.ACHROMATIC]})
     seen: list[tuple[int, int]] = []  # (frame, largest blob px) where a blob of the colour shows
     for k in picks:
-        costs = colours.colour_costs(video.frames[int(k)].reshape(-1, 3), [name, *rivals])  # (H*W, 1 + rivals)
+        lab = colours.rgb_to_lab(video.frames[int(k)].reshape(-1, 3))  # (H*W, 3), converted once per frame
+        costs = colours.colour_costs_of_lab(lab, [name, *rivals])  # (H*W, 1 + rivals)
         fits = (costs[:, 0] <= max_colour_cost) & (costs[:, 0] <= costs.min(axis=1))
         fits = fits.reshape(video.frames.shape[1:3]).astype(np.uint8)
         n, labels, stats, _ = cv2.connectedComponentsWithStats(fits, connectivity=8)
@@ -443,19 +444,18 @@ def absent_from_clip(op: MeasureOp, subject: SubjectSpec | None, video: VideoCon
             # it (within a quarter step of the nearest: a dark orange is as near brown as orange), better than the
             # missing one's (green next to a brown ball is no yellow body's, although of the colours the prompt
             # names yellow is the nearest to green)
-            every = colours.colour_costs(video.frames[int(k)].reshape(-1, 3), palette)
+            every = colours.colour_costs_of_lab(lab, palette)
             best_rival = costs[:, 1:].min(axis=1)
             rival = ((best_rival <= max_colour_cost) & (best_rival < costs[:, 0])
                      & (best_rival <= every.min(axis=1) + 0.25)).reshape(fits.shape).astype(np.uint8)
             # ... and only a body with an interior (three pixels thick) has a rim: a few pixels of a shaded small body
             # that fall to a neighbouring hue are its own
-            m, rival_labels = cv2.connectedComponents(rival, connectivity=8)
+            _, rival_labels = cv2.connectedComponents(rival, connectivity=8)
             bodies = np.unique(rival_labels[cv2.erode(rival, np.ones((3, 3), np.uint8)) > 0])
             rival = np.isin(rival_labels, bodies[bodies > 0]).astype(np.uint8)
             rim = cv2.dilate(rival, np.ones((2 * rim_px + 1, 2 * rim_px + 1), np.uint8)).astype(bool)
             # a blob with a pixel off every other named colour's rim has an interior of its own; so has one with a
             # pixel of the name's clear colour (a blend of two colours fits a third only faintly)
-            lab = colours.rgb_to_lab(video.frames[int(k)].reshape(-1, 3).astype(float))
             clear = ((costs[:, 0] <= clear_cost) & (np.hypot(lab[:, 1], lab[:, 2]) >= clear_chroma)).reshape(fits.shape)
             beyond = np.unique(labels[(labels > 0) & (~rim | clear)])
             big = [i for i in big if i in beyond]

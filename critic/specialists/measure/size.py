@@ -45,21 +45,26 @@ def _requirement(tol: Tolerances) -> str:
     return f"size constant within x{tol.morph_ratio:g} over {tol.morph_window_s:g} s (depth changes are slower)"
 
 
-def _box_size_constancy(track: Track, video: VideoContext, tol: Tolerances) -> Measurement:
-    """Size constancy measured on the tracked blob's box and area (see :func:`size_constancy`)."""
-    req = _requirement(tol)
+def _box_frames(track: Track) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """What the box says of the blob's size and shape, frame by frame: (box radius ``size_radius`` px, the frames
+    whose box can be measured - observed, off the image's edge and not next to a coast (a merge or occlusion) -,
+    box aspect width / height, fill area / box area), each (T,)."""
     rs = size_radius(track)
-    ok = observed(track) & ~track.touches_border & np.isfinite(rs)
-    # frames next to a coast (merge/occlusion) have unreliable boxes
     co = np.asarray(track.coasted, bool)
-    ok &= ~(np.roll(co, 1) | np.roll(co, -1))
-    # keep frames where the blob keeps its shape (aspect and fill of its box): a blob merged with a shadow,
-    # another object or partly occluded changes shape; a swelling object keeps it
+    next_to_coast = np.roll(co, 1) | np.roll(co, -1)
+    ok = observed(track) & ~np.asarray(track.touches_border, bool) & np.isfinite(rs) & ~next_to_coast
     b = track.boxes_xyxy
     bw, bh = b[:, 2] - b[:, 0] + 1, b[:, 3] - b[:, 1] + 1
     with np.errstate(invalid="ignore", divide="ignore"):
-        aspect = bw / bh
-        fill = track.area_px / (bw * bh)
+        return rs, ok, bw / bh, track.area_px / (bw * bh)
+
+
+def _box_size_constancy(track: Track, video: VideoContext, tol: Tolerances) -> Measurement:
+    """Size constancy measured on the tracked blob's box and area (see :func:`size_constancy`)."""
+    req = _requirement(tol)
+    rs, ok, aspect, fill = _box_frames(track)
+    # keep frames where the blob keeps its shape (aspect and fill of its box): a blob merged with a shadow,
+    # another object or partly occluded changes shape; a swelling object keeps it
     if ok.sum() >= 4:
         ma, mf = np.nanmedian(aspect[ok]), np.nanmedian(fill[ok])
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -146,15 +151,9 @@ def _size_step(track: Track, video: VideoContext, tol: Tolerances, side: int = 3
     (``_own_colour_steps``). The median-anchored shape test of ``_box_size_constancy`` cannot see this where the
     subject spends most of the clip merged with a neighbour: here each step is judged by its own frames.
     -> (last frame before, first frame after, radius ratio) or None."""
-    rs = size_radius(track)
+    rs, ok, aspect, fill = _box_frames(track)
     area_r = np.sqrt(np.maximum(np.asarray(track.area_px, float), 0.0) / np.pi)
-    co = np.asarray(track.coasted, bool)
-    ok = (observed(track) & ~np.asarray(track.touches_border, bool) & np.isfinite(rs) & (area_r > 0)
-          & ~(np.roll(co, 1) | np.roll(co, -1)))
-    b = track.boxes_xyxy
-    bw, bh = b[:, 2] - b[:, 0] + 1, b[:, 3] - b[:, 1] + 1
-    with np.errstate(invalid="ignore", divide="ignore"):
-        aspect, fill = bw / bh, track.area_px / (bw * bh)
+    ok = ok & (area_r > 0)
     best = None
     for k in range(side, len(rs) - side + 1):
         before, after = slice(k - side, k), slice(k, k + side)
