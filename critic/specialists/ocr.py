@@ -8,12 +8,14 @@ Lines are found two ways: dense strokes joined along a row (``text_lines``), and
 regions (MSER, ``glyph_lines``) for a caption whose strokes the first way joins to the scene's edges.
 
 Each read line carries Tesseract's own word confidence (0-100, the least over the line's words) and the view it
-was read in: every text line is read as it is (``raw``) and binarised (``flat``, Otsu: thin light glyphs over a
-textured floor are read wrong as they are, 'BAS' for 'LAB', and right once the background is flattened). A
+was read in: every text line is read as it is (``raw``), binarised (``flat``, Otsu: thin light glyphs over a
+textured floor are read wrong as they are, 'BAS' for 'LAB', and right once the background is flattened), and as
+its lightest grey level alone (``bright``: a white caption over a pale wall, next to a dark border or sign, shares
+Otsu's light class with the wall). A
 different text contradicts the claimed one only when it is read the same, with at least ``firm_confidence``, in
 two sampled frames: a misread of small or blurred glyphs is often stable from frame to frame (the same pixels give
 the same wrong letters), but Tesseract rarely trusts it. A near miss (more than half of the claimed characters,
-'WATE' for 'WAIT': one letter is the commonest misread) must also be read the same in the other view of those
+'WATE' for 'WAIT': one letter is the commonest misread) must also be read the same in another view of those
 frames: two views of the glyphs agree on the letter, or it is not firm.
 """
 
@@ -63,7 +65,7 @@ class TesseractReader:
     """``read`` specialist. Missing ``tesseract`` binary -> unknown with the reason."""
 
     name = "tesseract"
-    version = "5"
+    version = "6"
 
     def __init__(self, frames: int = 6, psm: int = 6, lang: str = "eng", match: float = 0.8, min_chars: int = 3,
                  upscale_to: int = 64, firm_confidence: float = 80.0, near_miss: float = 0.5):
@@ -157,19 +159,34 @@ class TesseractReader:
 
     def _read(self, image: np.ndarray) -> list[ReadLine]:
         """Text lines found in the image (``text_lines``, then the rows of glyphs that overlap none of them,
-        ``glyph_lines``) read one by one (``--psm 7``), each as it is (``raw``) and binarised (``flat``); else the
-        whole image (``--psm``, ``page``)."""
+        ``glyph_lines``; the first five) read one by one (``--psm 7``), each as it is (``raw``), binarised
+        (``flat``) and at its lightest grey level (``bright``); else the whole image (``--psm``, ``page``)."""
         gray = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY)
-        boxes = self.text_lines(gray)
-        for b in self.glyph_lines(gray):
-            if all(min(b[2], o[2]) <= max(b[0], o[0]) or min(b[3], o[3]) <= max(b[1], o[1]) for o in boxes):
-                boxes.append(b)
+        strokes = self.text_lines(gray)
+        # rows of glyphs may overlap one another (a row of a sign's squares across the caption's row): each is read
+        boxes = strokes + [b for b in self.glyph_lines(gray) if all(
+            min(b[2], o[2]) <= max(b[0], o[0]) or min(b[3], o[3]) <= max(b[1], o[1]) for o in strokes)]
         lines = []
         for x0, y0, x1, y1 in boxes[:5]:
             crop = gray[y0:y1, x0:x1]
-            flat = cv2.threshold(crop, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[1]
+            otsu, flat = cv2.threshold(crop, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
             lines += self._ocr(crop, 7, "raw") + self._ocr(flat, 7, "flat")
+            bright = self.brightest(crop, otsu)
+            if bright is not None:
+                lines += self._ocr(bright, 7, "bright")
         return lines or self._ocr(gray, self.psm, "page")
+
+    @staticmethod
+    def brightest(crop: np.ndarray, otsu: float, min_px: int = 20) -> np.ndarray | None:
+        """The brightest of three grey levels in ``crop`` (uint8, H x W) drawn dark on white, or None when the
+        light half has under ``min_px`` pixels: Otsu's threshold again over the pixels above ``otsu``. A light
+        caption over a light wall with dark things beside it (a frame's black border, a sign) falls in one class
+        with the wall at one threshold; the glyphs are the lightest pixels of the line."""
+        light = crop[crop > otsu]
+        if light.size < min_px or int(light.max()) - int(light.min()) < 16:
+            return None
+        top, _ = cv2.threshold(light.reshape(1, -1), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+        return np.where(crop > top, 0, 255).astype(np.uint8)
 
     def run(self, op: ReadOp, inputs: OperationInputs, video: VideoContext) -> Measurement:
         required = f"text '{op.text}' legible"
@@ -234,7 +251,7 @@ class TesseractReader:
                 if len(line) < self.min_chars or line == claimed:
                     continue
                 # a near miss of the claimed text is firm only where the glyphs' other view reads it too
-                if similarity(op.text, line) > self.near_miss and len(views[line] & {"raw", "flat"}) < 2:
+                if similarity(op.text, line) > self.near_miss and len(views[line] & {"raw", "flat", "bright"}) < 2:
                     continue
                 lines.setdefault(line, []).append(k)
         stable = max(((line, ks) for line, ks in lines.items() if len(ks) >= 2), key=lambda t: (len(t[1]), t[0]),

@@ -100,6 +100,24 @@ def test_a_caption_whose_strokes_join_the_wall_edges_is_found_by_its_glyphs():
 
 
 @pytest.mark.skipif(shutil.which("tesseract") is None, reason="tesseract binary not installed")
+def test_a_white_caption_over_a_pale_wall_is_read_at_its_lightest_level():
+    """A frame of the benchmark's ex0017 (top 120 rows): "TEST" in white over a pale wall, next to the frame's black
+    border and a sign's black squares. Binarised once, the glyphs and the wall fall in Otsu's light class together;
+    the line's lightest grey level alone (``brightest``) reads 'TEST', so the claimed "DROP" is contradicted. The
+    rows of glyphs that overlap one another are each read (the caption's row crosses the sign's). Without the
+    lightest level the read is unknown."""
+    frame = cv2.imread(str(Path(__file__).parents[1] / "data" / "ocr" / "test_caption_over_pale_wall.png"))[:, :, ::-1]
+    video = context_from_arrays(np.repeat(frame[None], 4, axis=0).copy(), 10.0)
+    m = TesseractReader(frames=4).run(ReadOp(id="r", text="DROP"), NO_INPUTS, video)
+    assert m.state == "contradicted" and "'test'" in m.measured, (m.measured, m.reason, m.values)
+
+    class WithoutLightestLevel(TesseractReader):
+        brightest = staticmethod(lambda crop, otsu, min_px=20: None)
+
+    assert WithoutLightestLevel(frames=4).run(ReadOp(id="r", text="DROP"), NO_INPUTS, video).state == "unknown"
+
+
+@pytest.mark.skipif(shutil.which("tesseract") is None, reason="tesseract binary not installed")
 def test_the_window_of_another_text_is_where_it_shows_not_where_it_was_sampled():
     """"GOAL" is shown over frames 3-17 of 24 where the prompt quotes "SCORE". Four sampled frames (0, 8, 15, 23)
     read it in frames 8 and 15; the frames between the samples are read by halving until the first and the last
