@@ -7,16 +7,16 @@ a similarity ratio (difflib); the read text is evidence, never an instruction.
 Lines are found two ways: dense strokes joined along a row (``text_lines``), and rows of letter-shaped stable
 regions (MSER, ``glyph_lines``) for a caption whose strokes the first way joins to the scene's edges.
 
-Each read line carries Tesseract's own word confidence (0-100, the least over the line's words) and the view it
-was read in: every text line is read as it is (``raw``), binarised (``flat``, Otsu: thin light glyphs over a
-textured floor are read wrong as they are, 'BAS' for 'LAB', and right once the background is flattened), and as
-its lightest grey level alone (``bright``: a white caption over a pale wall, next to a dark border or sign, shares
-Otsu's light class with the wall). A
-different text contradicts the claimed one only when it is read the same, with at least ``firm_confidence``, in
-two sampled frames: a misread of small or blurred glyphs is often stable from frame to frame (the same pixels give
-the same wrong letters), but Tesseract rarely trusts it. A near miss (more than half of the claimed characters,
-'WATE' for 'WAIT': one letter is the commonest misread) must also be read the same in another view of those
-frames: two views of the glyphs agree on the letter, or it is not firm.
+Each read line carries Tesseract's own word confidence (0-100, the least over the line's words) and the view it was
+read in: every text line is read as it is (``raw``), binarised (``flat``, Otsu: thin light glyphs over a textured
+floor are read wrong as they are, 'BAS' for 'LAB', and right once the background is flattened), and as its lightest
+grey level alone (``bright``: a white caption over a pale wall, next to a dark border or sign, shares Otsu's light
+class with the wall). A different text contradicts the claimed one only when it is read the same, with at least
+``firm_confidence``, in two sampled frames (or in one and a frame next to it: a text shown briefly falls in one
+sample): a misread of small or blurred glyphs is often stable from frame to frame (the same pixels give the same
+wrong letters), but Tesseract rarely trusts it. A near miss (more than half of the claimed characters, 'WATE' for
+'WAIT': one letter is the commonest misread) must also be read the same in another view of those frames: two views
+of the glyphs agree on the letter, or it is not firm.
 """
 
 from __future__ import annotations
@@ -65,16 +65,18 @@ class TesseractReader:
     """``read`` specialist. Missing ``tesseract`` binary -> unknown with the reason."""
 
     name = "tesseract"
-    version = "6"
+    version = "7"
 
     def __init__(self, frames: int = 6, psm: int = 6, lang: str = "eng", match: float = 0.8, min_chars: int = 3,
-                 upscale_to: int = 64, firm_confidence: float = 80.0, near_miss: float = 0.5):
+                 upscale_to: int = 64, firm_confidence: float = 80.0, near_miss: float = 0.5, neighbours: int = 1):
         self.frames, self.psm, self.lang = frames, psm, lang
         self.match, self.min_chars, self.upscale_to = match, min_chars, upscale_to
         #: Tesseract confidence (0-100) at or above which a read of another text is evidence against the claim
         self.firm_confidence = float(firm_confidence)
         #: another text more similar than this to the claimed one is a near miss: both views must read it
         self.near_miss = float(near_miss)
+        #: frames read on each side of the one sampled frame that alone gives another text firmly
+        self.neighbours = int(neighbours)
 
     def available(self) -> bool:
         return shutil.which("tesseract") is not None
@@ -242,25 +244,47 @@ class TesseractReader:
         # frames and the claimed text is read in none: a stable confident read is what the clip shows ('HPLLO' five
         # times is not 'HELLO'); a stable read Tesseract does not trust is a misread of the same glyphs
         claimed = normalise(op.text)
-        lines: dict[str, list[int]] = {}
-        for k in legible:
+
+        def firm(read: list[ReadLine]) -> set[str]:
+            """The lines of another text that one frame's ``read`` gives firmly."""
             views: dict[str, set[str]] = {}
-            for x in read_lines[k]:
+            for x in read:
                 views.setdefault(normalise(x.text), set()).add(x.view)
-            for line in {normalise(x.text) for x in read_lines[k] if x.confidence >= self.firm_confidence}:
+            out = set()
+            for line in {normalise(x.text) for x in read if x.confidence >= self.firm_confidence}:
                 if len(line) < self.min_chars or line == claimed:
                     continue
-                # a near miss of the claimed text is firm only where the glyphs' other view reads it too
+                # a near miss of the claimed text is firm only where another view of the glyphs reads it too
                 if similarity(op.text, line) > self.near_miss and len(views[line] & {"raw", "flat", "bright"}) < 2:
                     continue
+                out.add(line)
+            return out
+
+        lines: dict[str, list[int]] = {}
+        for k in legible:
+            for line in firm(read_lines[k]):
                 lines.setdefault(line, []).append(k)
+        usable = set(int(k) for k in cand)
+        confirm_calls = 0
+        if not any(len(ks) >= 2 for ks in lines.values()):
+            # a text shown briefly may fall in one sampled frame alone: the frames next to it (``neighbours`` on
+            # each side, nearest first) are read for a second frame that gives it firmly
+            for line, ks in sorted(lines.items()):
+                near = [k for d in range(1, self.neighbours + 1) for k in (ks[0] + d, ks[0] - d)]
+                for j in near:
+                    if j not in usable or j in read_lines:
+                        continue
+                    confirm_calls += 1
+                    if line in firm(self._read(image(j))):
+                        ks.append(j)
+                        break
+        cost = Cost(tool_calls=len(idx) + confirm_calls)
         stable = max(((line, ks) for line, ks in lines.items() if len(ks) >= 2), key=lambda t: (len(t[1]), t[0]),
                      default=None)
         if stable is not None:
             line, ks = stable
             # the window is where the other text shows: between the sampled frames, the first and last frames that
             # read it are found by halving the interval to the sampled frame on each side that does not
-            usable = set(int(k) for k in cand)
             calls = 0
 
             def shows(k: int) -> bool:
@@ -283,11 +307,13 @@ class TesseractReader:
                     else:
                         out = mid
                 first, last = (edge, last) if step < 0 else (first, edge)
-            cost = Cost(tool_calls=len(idx) + calls)
+            cost = Cost(tool_calls=len(idx) + confirm_calls + calls)
+            sampled = sum(1 for k in ks if k in read_lines)
+            beside = f" and {len(ks) - sampled} next to one" if len(ks) > sampled else ""
             w = video.window(first, last)
             return Measurement(state="contradicted", required=required,
-                               measured=f"read '{line[:60]}' in {len(ks)} of {len(idx)} sampled frames instead "
-                                        f"(similarity {similarity(op.text, line):.2f})", window=w,
+                               measured=f"read '{line[:60]}' in {sampled} of {len(idx)} sampled frames{beside} "
+                                        f"instead (similarity {similarity(op.text, line):.2f})", window=w,
                                values=values, cost=cost)
         if hits:
             # no firm other text: a near read of the claimed one is the claimed one, misread

@@ -128,6 +128,19 @@ def test_the_window_of_another_text_is_where_it_shows_not_where_it_was_sampled()
     assert (m.window.start_frame, m.window.end_frame) == (3, 17), m.window
 
 
+@pytest.mark.skipif(shutil.which("tesseract") is None, reason="tesseract binary not installed")
+def test_a_text_shown_briefly_is_confirmed_in_the_frame_next_to_its_one_sampled_frame():
+    """"GOAL" is shown over frames 7-9 of 24 where the prompt quotes "SCORE": of the four sampled frames (0, 8, 15,
+    23) only frame 8 shows it. The frames next to it are read, frame 9 gives "GOAL" too, and the claim is
+    contradicted over frames 7-9. Without reading the neighbours one frame is not evidence: unknown."""
+    clip = S.banner(S.drop_clip(t_count=24), "GOAL", start=7, end=9)
+    m = TesseractReader(frames=4).run(ReadOp(id="r", text="SCORE"), NO_INPUTS, clip.context())
+    assert m.state == "contradicted", (m.measured, m.reason)
+    assert (m.window.start_frame, m.window.end_frame) == (7, 9), m.window
+    lone = TesseractReader(frames=4, neighbours=0).run(ReadOp(id="r", text="SCORE"), NO_INPUTS, clip.context())
+    assert lone.state == "unknown", (lone.measured, lone.reason)
+
+
 def test_read_without_tesseract_is_unknown(monkeypatch):
     monkeypatch.setattr(shutil, "which", lambda name: None)
     m = TesseractReader().run(ReadOp(id="r", text="SCORE"), NO_INPUTS, S.drop_clip(t_count=4).context())
@@ -208,6 +221,7 @@ def test_another_text_must_be_read_firmly_to_contradict(monkeypatch, reads, stat
 
     answers = iter([lines(r) for r in reads])
     monkeypatch.setattr(TesseractReader, "available", lambda self: True)
-    monkeypatch.setattr(TesseractReader, "_read", lambda self, image: next(answers))
+    # frames read beyond the sampled ones (next to a lone firm read) show glyph noise
+    monkeypatch.setattr(TesseractReader, "_read", lambda self, image: next(answers, [ReadLine("~", 0.0)]))
     m = reader.run(ReadOp(id="r", text="TEST"), NO_INPUTS, S.drop_clip(t_count=6).context())
     assert m.state == state, (m.measured, m.reason)
