@@ -123,6 +123,27 @@ def test_doctored_measurement_is_contradicted_in_the_doctored_window(drop, docto
     assert max(0, min(a1, b1) - max(a0, b0) + 1) / (max(a1, b1) - min(a0, b0) + 1) >= 0.5
 
 
+def test_a_landing_without_a_rebound_denies_a_bounce_only_after_a_drop_a_rebound_would_show_from():
+    """A dull ball (restitution 0.15) dropped 1.6 radii rebounds 0.04 radius, under the tracker's jitter: "bounces"
+    is not contradicted by the landing (unknown), nor when the ball does not bounce at all from that height. The
+    same dead drop from 12.8 radii, where any ball's rebound would show, is contradicted; with the tolerance at 0
+    the short drop is contradicted too."""
+    low = S.FLOOR_Y - S.RADIUS - 9
+    for e in (0.15, 0.0):
+        m = measure(S.drop_clip(y0=low, e=e, vx=0.0, audio=False), "bounce")
+        assert m.state == "unknown" and "may be too low to see" in m.reason, (m.measured, m.reason)
+    high = measure(S.drop_clip(y0=S.FLOOR_Y - S.RADIUS - 60, e=0.0, vx=0.0, audio=False), "bounce")
+    assert high.state == "contradicted" and "without rebounding" in high.measured, (high.measured, high.reason)
+    clip = S.drop_clip(y0=low, e=0.0, vx=0.0, audio=False)
+    video = clip.context()
+    subjects = {"ball": SubjectSpec(name="ball", noun="ball", color="red")}
+    tracks = {"ball": BackgroundGrounder().run(GroundOp(id="g", subject="ball"), OperationInputs(subjects=subjects),
+                                               video)}
+    strict = TrackMeasurer(min_bounce_drop_radii=0.0).run(MeasureOp(id="m", subject="ball", quantity="bounce"),
+                                                          OperationInputs(subjects=subjects, tracks=tracks), video)
+    assert strict.state == "contradicted", (strict.measured, strict.reason)
+
+
 def test_leaving_the_frame_is_not_vanishing():
     clip = S.drop_clip(vx=160.0)
     assert measure(clip, "permanence").state == "supported"

@@ -74,18 +74,20 @@ class TrackMeasurer:
     arguments are tolerances (:class:`critic.specialists.measure.common.Tolerances` says what each one means)."""
 
     name = "tracks"
-    version = "15"
+    version = "16"
 
     def __init__(self, teleport_radii: float = 2.5, hover_radii: float = 1.5, morph_ratio: float = 1.6,
                  morph_window_s: float = 0.3, rest_speed_radii_per_s: float = 1.0, contact_gap_radii: float = 0.35,
                  noise_sigmas: float = 6.0, min_change_px: float = 2.5, abrupt_step: float = 1.4,
-                 rest_morph_ratio: float = 1.3, sideways_accel_ratio: float = 0.5, step_morph_ratio: float = 1.3):
+                 rest_morph_ratio: float = 1.3, sideways_accel_ratio: float = 0.5, step_morph_ratio: float = 1.3,
+                 min_bounce_drop_radii: float = 2.5):
         self.tolerances = Tolerances(
             teleport_radii=teleport_radii, hover_radii=hover_radii, morph_ratio=morph_ratio,
             morph_window_s=morph_window_s, rest_speed_radii_per_s=rest_speed_radii_per_s,
             contact_gap_radii=contact_gap_radii, noise_sigmas=noise_sigmas, min_change_px=min_change_px,
             abrupt_step=abrupt_step, rest_morph_ratio=rest_morph_ratio,
-            sideways_accel_ratio=sideways_accel_ratio, step_morph_ratio=step_morph_ratio)
+            sideways_accel_ratio=sideways_accel_ratio, step_morph_ratio=step_morph_ratio,
+            min_bounce_drop_radii=min_bounce_drop_radii)
 
     def runs_without_tracks(self, op: MeasureOp, missing: list[str]) -> bool:
         """Whether :meth:`run` can tell something when the subjects ``missing`` have no track: only its own subject

@@ -54,6 +54,11 @@ def bounce(op: MeasureOp, track: Track, other: Track | None, video: VideoContext
                        **values)
     if not bounces:
         c = contacts[0]
+        if c.drop_radii < tol.min_bounce_drop_radii:
+            # a dull body's rebound after so short a drop is under what the contact finder tells from jitter
+            return unknown(f"lands after a drop of {c.drop_radii:.1f} radii with no rebound seen: a rebound after a "
+                           f"drop under {tol.min_bounce_drop_radii:g} radii may be too low to see", required=req,
+                           **values)
         return measurement("contradicted", req, f"lands after a drop of {c.drop_radii:.1f} radii without rebounding",
                            window=video.window(max(c.frame - 1, 0), min(c.frame + 3, video.num_frames - 1)),
                            windows={"contact": video.window(c.frame, c.frame)}, **values)
