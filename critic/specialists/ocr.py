@@ -73,7 +73,7 @@ class TesseractReader:
         self.match, self.min_chars, self.upscale_to = match, min_chars, upscale_to
         #: Tesseract confidence (0-100) at or above which a read of another text is evidence against the claim
         self.firm_confidence = float(firm_confidence)
-        #: another text more similar than this to the claimed one is a near miss: both views must read it
+        #: another text more similar than this to the claimed one is a near miss: two views must read it
         self.near_miss = float(near_miss)
         #: frames read on each side of the one sampled frame that alone gives another text firmly
         self.neighbours = int(neighbours)
@@ -223,6 +223,13 @@ class TesseractReader:
                 img = img[y0:y1 + 1, x0:x1 + 1]
             return img
 
+        extra_reads: dict[int, list[ReadLine]] = {}  # frames read besides the sampled ones, each read once
+
+        def read_at(k: int) -> list[ReadLine]:
+            if k not in read_lines and k not in extra_reads:
+                extra_reads[k] = self._read(image(k))
+            return read_lines[k] if k in read_lines else extra_reads[k]
+
         for k in idx:
             read_lines[int(k)] = self._read(image(int(k)))
             text = "\n".join(line.text for line in read_lines[int(k)])
@@ -265,7 +272,6 @@ class TesseractReader:
             for line in firm(read_lines[k]):
                 lines.setdefault(line, []).append(k)
         usable = set(int(k) for k in cand)
-        confirm_calls = 0
         if not any(len(ks) >= 2 for ks in lines.values()):
             # a text shown briefly may fall in one sampled frame alone: the frames next to it (``neighbours`` on
             # each side, nearest first) are read for a second frame that gives it firmly
@@ -274,23 +280,18 @@ class TesseractReader:
                 for j in near:
                     if j not in usable or j in read_lines:
                         continue
-                    confirm_calls += 1
-                    if line in firm(self._read(image(j))):
+                    if line in firm(read_at(j)):
                         ks.append(j)
                         break
-        cost = Cost(tool_calls=len(idx) + confirm_calls)
+        cost = Cost(tool_calls=len(idx) + len(extra_reads))
         stable = max(((line, ks) for line, ks in lines.items() if len(ks) >= 2), key=lambda t: (len(t[1]), t[0]),
                      default=None)
         if stable is not None:
             line, ks = stable
             # the window is where the other text shows: between the sampled frames, the first and last frames that
             # read it are found by halving the interval to the sampled frame on each side that does not
-            calls = 0
-
             def shows(k: int) -> bool:
-                nonlocal calls
-                calls += 1
-                return any(normalise(x.text) == line for x in self._read(image(k)))
+                return any(normalise(x.text) == line for x in read_at(k))
 
             first, last = min(ks), max(ks)
             for step in (-1, 1):
@@ -307,7 +308,7 @@ class TesseractReader:
                     else:
                         out = mid
                 first, last = (edge, last) if step < 0 else (first, edge)
-            cost = Cost(tool_calls=len(idx) + confirm_calls + calls)
+            cost = Cost(tool_calls=len(idx) + len(extra_reads))
             sampled = sum(1 for k in ks if k in read_lines)
             beside = f" and {len(ks) - sampled} next to one" if len(ks) > sampled else ""
             w = video.window(first, last)

@@ -94,7 +94,8 @@ def _rebound_top(track: Track, frame: int, contacts: list[Contact], axis: int) -
     rebound, or the last frame before it leaves the view or is lost."""
     ok = observed(track)
     ks = []
-    for k in range(frame + 1, _rebound_end(track, contacts, frame) + 1):  # the rebound while it stays in view (up to where it leaves, if it does)
+    # the rebound while it stays in view (up to where it leaves, if it does)
+    for k in range(frame + 1, _rebound_end(track, contacts, frame) + 1):
         if not ok[k] or track.touches_border[k]:
             break
         ks.append(k)

@@ -50,7 +50,7 @@ class Tolerances:
     #: a landing without a rebound denies a bounce only after a drop of this many radii or more: a body with a
     #: restitution of 0.35 (a dull ball) rises 0.12 of its drop, which the contact finder tells from jitter (0.3
     #: radius) from a drop of 2.5 radii on
-    min_bounce_drop_radii: float = 2.5
+    min_bounce_drop_radii: float
 
 
 #: A measuring function: ``(op, track, other, video, tolerances) -> Measurement``, where ``track`` is the instance
