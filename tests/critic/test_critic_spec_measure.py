@@ -601,6 +601,44 @@ def test_the_same_picture_shown_again_is_held_frames():
     assert TrackMeasurer().run(op, OperationInputs(tracks={"ball": [tr]}), video).state == "supported"
 
 
+def _sliding_block(positions_px: np.ndarray, fps: float = 12.5):
+    """A 16 px checkered block on a plain floor at x = ``positions_px`` (one per frame), and its track."""
+    t = len(positions_px)
+    frames = np.full((t, 120, 200, 3), 70, np.uint8)
+    rows, cols = np.mgrid[0:16, 0:16]
+    pattern = np.where(((rows // 4 + cols // 4) % 2)[..., None] == 0, (40, 170, 160), (230, 240, 90)).astype(np.uint8)
+    xs = np.rint(positions_px).astype(int)
+    for k in range(t):
+        frames[k, 60:76, xs[k]:xs[k] + 16] = pattern
+    xy = np.stack([xs + 7.5, np.full(t, 67.5)], 1).astype(float)
+    tr = Track(subject="ball", identity=0, boxes_xyxy=np.concatenate([xy - 7.5, xy + 7.5], 1), centroid_px=xy,
+               area_px=np.full(t, 256.0), visible=np.ones(t, bool), coasted=np.zeros(t, bool),
+               touches_border=np.zeros(t, bool), times_s=np.arange(t) / fps,
+               meta={"binding": {"by": "color", "candidates": 1, "confident": True}})
+    return context_from_arrays(frames, fps), tr
+
+
+def test_frames_cut_out_of_slow_motion_break_continuity():
+    """A block sliding right at 2 px per frame (an eighth of its size); frames 13-17 cut out: over one step it
+    moves 12 px, under a radius and a half, within what a tracker jitters, but the whole moving picture goes six
+    times as far as the step before and back to 2 px after: continuity contradicted at that step. The uncut
+    clip, and a block starting from rest and speeding up as it falls sideways would (each step 1.5 times the one
+    before, from rest), are supported."""
+    op = MeasureOp(id="m", subject="ball", quantity="continuity")
+    x = 20.0 + 2.0 * np.arange(40)
+    video, tr = _sliding_block(np.concatenate([x[:13], x[18:]]))
+    cut = TrackMeasurer().run(op, OperationInputs(tracks={"ball": [tr]}), video)
+    assert cut.state == "contradicted" and "frames missing" in cut.measured, (cut.measured, cut.reason)
+    assert (cut.window.start_frame, cut.window.end_frame) == (12, 13)
+    video, tr = _sliding_block(x[:35])
+    whole = TrackMeasurer().run(op, OperationInputs(tracks={"ball": [tr]}), video)
+    assert whole.state == "supported", (whole.measured, whole.reason)
+    time_s = np.arange(20) / 12.5
+    video, tr = _sliding_block(20.0 + 0.5 * 120.0 * time_s ** 2)
+    speeding = TrackMeasurer().run(op, OperationInputs(tracks={"ball": [tr]}), video)
+    assert speeding.state == "supported", (speeding.measured, speeding.reason)
+
+
 def test_a_body_at_rest_above_the_floor_line_is_not_denied_a_landing():
     """In a perspective view the floor farther away is higher in the picture: a ball at rest above the floor line
     the background shows may be on the floor; the landing is unknown, not contradicted."""

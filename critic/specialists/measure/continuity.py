@@ -8,6 +8,9 @@ A track that ends or starts is the tracker's view, not the clip's: the subject's
 next to where it was, or would have been, says the tracker lost it (a ball on a floor of nearly its colour, a
 small body merged with a neighbour), and a vanishing or an appearance is held against the clip only where that
 colour is absent. Where the place itself has the subject's colour, nothing can be told, and nothing is claimed.
+
+Frames cut out of the clip move a slow body by less than the tracker's jitter; the whole picture's optical flow shows
+the step they were cut from (``timeline.missing_frames``), and a subject moving there did not move continuously.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from critic.specialists.base import unknown
 from critic.specialists.colour import rgb_to_lab
 from critic.specialists.kinematics import observed, radius, runs, stationary_runs
 from critic.specialists.measure.common import Tolerances, measurement
+from critic.specialists.measure.timeline import MissingFrames, missing_frames
 from critic.specialists.tracking import MIN_AREA_FRAC, channel_max_diff
 from critic.types import Measurement, MeasureOp, SubjectSpec, Track, VideoContext
 
@@ -30,7 +34,8 @@ def continuity(op: MeasureOp, track: Track, other: Track | None, video: VideoCon
     """No jump larger than ``tol.teleport_radii`` against the neighbouring frame-to-frame displacements (or, across
     a short gap, against the constant-velocity prediction), unless the frame times explain it; no stop in one frame
     and start again at the same velocity (frozen or held frames); no stop dead from a steady velocity with
-    nothing to stop it (``_dead_stops``)."""
+    nothing to stop it (``_dead_stops``); no frames cut out of the picture's motion where the subject is
+    (``timeline.missing_frames``)."""
     req = f"continuous motion: no jump > {tol.teleport_radii:g} radii against the neighbouring velocities"
     r = radius(track)
     c = track.centroid_px
@@ -73,6 +78,11 @@ def continuity(op: MeasureOp, track: Track, other: Track | None, video: VideoCon
     dt = float(np.median(np.diff(t))) if len(t) > 1 else 0.0
     skipped = [j for j in jumps if dt > 0 and (t[j[1]] - t[j[0]]) > 1.5 * dt * (j[1] - j[0])]
     jumps = [j for j in jumps if j not in skipped]
+    # frames cut out of the clip: the whole moving picture jumps ahead over one step, this subject with it (a jump
+    # under a radius for a slow body, within the tracker's jitter; the picture's flow shows it)
+    cuts = [] if video.sanity.likely_slow_motion else [
+        m for m in missing_frames(video) if not (dt > 0 and t[m.frame + 1] - t[m.frame] > 1.5 * dt)
+        and _moves_across(track, m, ok)]
     freezes = [] if video.sanity.likely_slow_motion else _freezes(track, r) + _held_frames(track, video, r)
     if freezes and not jumps:
         s, e, v0, v1 = freezes[0]
@@ -83,6 +93,13 @@ def continuity(op: MeasureOp, track: Track, other: Track | None, video: VideoCon
         a, b, size = max(jumps, key=lambda j: j[2])
         return measurement("contradicted", req, f"jump of {size:.1f} radii between frames {a} and {b}",
                            window=video.window(a, b), jumps=jumps)
+    if cuts:
+        m = max(cuts, key=lambda m: m.ratio)
+        return measurement("contradicted", req, f"the moving picture, this subject in it, goes {m.ratio:.1f} times as "
+                           f"far between frames {m.frame} and {m.frame + 1} as the step before and slows back down "
+                           f"({m.after:.2f} of it) after: frames missing", window=video.window(m.frame, m.frame + 1),
+                           missing_frames=[[c.frame, round(c.ratio, 3), round(c.before, 3), round(c.after, 3)]
+                                           for c in cuts])
     stops = [] if video.sanity.likely_slow_motion else _dead_stops(track, video, r)
     if stops:
         s, e, v0 = stops[0]
@@ -95,6 +112,15 @@ def continuity(op: MeasureOp, track: Track, other: Track | None, video: VideoCon
         return unknown(f"{len(skipped)} jump(s) across a long frame interval (variable frame rate): not judged",
                        required=req, skipped=skipped)
     return measurement("supported", req, "no jump beyond the neighbouring velocities", radius_px=r)
+
+
+def _moves_across(track: Track, cut: MissingFrames, ok: np.ndarray, min_pixels: int = 10) -> bool:
+    """Whether ``track`` is seen at the step ``cut`` jumps over (frame ``cut.frame`` or the next; else the frame
+    before or after them) with at least ``min_pixels`` of the jumping pixels in or around its box there."""
+    for k in (cut.frame, cut.frame + 1, cut.frame - 1, cut.frame + 2):
+        if 0 <= k < len(ok) and ok[k]:
+            return cut.pixels_near_box(np.asarray(track.boxes_xyxy)[k]) >= min_pixels
+    return False
 
 
 def _freezes(track: Track, r: float) -> list[tuple[int, int, float, float]]:
