@@ -349,12 +349,15 @@ class GroundOp(_Op):
 
 class CountOp(_Op):
     """Identity-based count of the subject's tracks vs ``n`` (``at_least``: n or more, for a plural without a
-    number, "dominoes fall"). Returns a ``Measurement``."""
+    number, "dominoes fall"). ``moving``: the prompt says every instance moves and names no other body of their
+    kind ("three balls fall", not "... and a red ball bounces", which may be one of them), so an instance that
+    never moves is not one the claim speaks of, and motion alone finds them all. Returns a ``Measurement``."""
 
     op: Literal["count"] = "count"
     subject: str
     n: Annotated[int, Field(ge=0, le=1000)]
     at_least: bool = False
+    moving: bool = False
 
 
 class MeasureOp(_Op):

@@ -47,6 +47,8 @@ from critic.planners.lexicon import (ANIMATE, COLOURS, CONNECTIVE_KIND, DEFORMIN
 from critic.types import (IMPLICIT_QUANTITIES, QUANTITY_SPECS, BeforeOp, CountOp, DepthOp, DuringOp, EventRef, Expect,
                           GroundOp, HearOp, JudgeOp, MeasureOp, ReadOp, SubjectSpec, op_events)
 
+#: measured quantities that say the subject moves: it falls, bounces, goes some way
+MOTION_QUANTITIES = frozenset({"free_fall", "bounce", "direction"})
 #: every noun that names a body: countable things, animate bodies, vehicles (plural -> singular)
 BODIES = {**NOUNS, **ANIMATE, **VEHICLES}
 SELF_PROPELLED = set(ANIMATE.values()) | set(VEHICLES.values())
@@ -971,13 +973,21 @@ class RulesPlanner:
         subjects the plan grounds for another reason (a bare plural of scenery, "leaves", "clouds", is no claim)."""
         b = st.builder
         grounded = {op.subject for op in b.ops if isinstance(op, GroundOp)}
+        # subjects the prompt says move (a fall, a bounce, a way to go: "three balls fall") and no other subject
+        # shares the kind of ("three balls fall and a red ball bounces": the red ball may be one of the three)
+        moving = {op.subject for op in b.ops if isinstance(op, MeasureOp) and op.quantity in MOTION_QUANTITIES
+                  and op.expect.holds is not False}
+        kind = {name: next((k for k in SAME_KIND if spec.noun in k), frozenset({spec.noun}))
+                for name, spec in b.subjects.items()}
+        moving = {name for name in moving if not any(other != name and spec.noun in kind[name]
+                                                     for other, spec in b.subjects.items())}
         for name, spec in list(b.subjects.items()):
             if spec.span is None:
                 continue
             if spec.count and spec.count >= 2:
                 if name not in grounded:
                     st.counted_only.add(name)  # grounded for the count alone: no implicit obligations
-                op = b.op(CountOp, subject=name, n=spec.count)
+                op = b.op(CountOp, subject=name, n=spec.count, moving=name in moving)
                 text = f"count = {spec.count}"
             elif name in st.plural and spec.count is None and name in grounded:
                 op = b.op(CountOp, subject=name, n=2, at_least=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from critic.specialists.base import unknown
+from critic.specialists.grounding import ELONGATED_NOUNS
 from critic.specialists.kinematics import runs
 from critic.specialists.tracking import grounding_doubt
 from critic.types import Cost, CountOp, Measurement, OperationInputs, Track, VideoContext
@@ -17,10 +18,12 @@ class IdentityCounter:
     ``at_least``: a smaller one) is contradicted, with the frames where the number of instances in view disagrees
     with ``n``. Instances bound by kin (an uncoloured plural given the named bodies of its kind, all the clip
     shows: ``grounding.ground_subjects``) bound the count from above: fewer than ``n`` is contradicted, more is
-    unknown."""
+    unknown. Fewer identities than ``n`` found by motion alone (no colour named) count when the prompt says every
+    instance moves (``op.moving``) and each identity is one body of a compact kind (``_one_body``); more stay
+    unknown (moving blobs split into parts and shadows)."""
 
     name = "identity"
-    version = "4"
+    version = "5"
 
     def __init__(self, min_frames: int = 3):
         self.min_frames = min_frames
@@ -55,6 +58,12 @@ class IdentityCounter:
         s, e = (wrong[0][0], wrong[-1][1]) if wrong else (0, video.num_frames - 1)
         doubts = sorted({d for d in (grounding_doubt(t) for t in tracks) if d})
         by = sorted({str((t.meta or {}).get("binding", {}).get("by", "")) for t in tracks} & {"motion", "any"})
+        spec = inputs.subjects.get(op.subject)
+        if by and not doubts and op.moving and found < op.n and not op.at_least \
+                and all(_one_body(t, spec.noun if spec else "") for t in tracks):
+            # fewer than said, where every instance is said to move and each moving blob found is one body of the
+            # kind: motion finds them all (splits and shadows add blobs; they do not take one away)
+            by = []
         if by and not doubts:
             doubts = [f"'{op.subject}' was found by {by[0]} alone (no colour): moving blobs split into parts and "
                       "shadows and merge when they touch, so their number is not a count of objects"]
@@ -65,3 +74,18 @@ class IdentityCounter:
                                cost=Cost(tool_calls=1))
         return Measurement(state="contradicted", required=required, measured=measured, values=values,
                            window=video.window(s, e), cost=Cost(tool_calls=1))
+
+
+def _one_body(track: Track, noun: str, max_aspect: float = 1.5) -> bool:
+    """Whether ``track`` is one body of a compact kind (``noun`` not elongated): one tracklet (not two bodies
+    stitched one after the other), its box about as wide as high (median long / short side at most
+    ``max_aspect``: two bodies side by side in one blob are twice as wide). A merge for a few frames (coasted)
+    takes no identity away: both are found on either side of it."""
+    if noun in ELONGATED_NOUNS or len((track.meta or {}).get("tracklets", [track.identity])) > 1:
+        return False
+    vis = np.asarray(track.visible, bool) & ~np.asarray(track.coasted, bool)
+    if vis.sum() < 3:
+        return False
+    boxes = np.asarray(track.boxes_xyxy, float)[vis]
+    w, h = boxes[:, 2] - boxes[:, 0] + 1.0, boxes[:, 3] - boxes[:, 1] + 1.0
+    return float(np.median(np.maximum(w, h) / np.maximum(np.minimum(w, h), 1.0))) <= max_aspect

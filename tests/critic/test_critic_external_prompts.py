@@ -201,6 +201,19 @@ def test_a_contradiction_on_an_ambiguous_binding_is_withheld_as_unknown():
         assert count.state == "unknown" and "withheld" in count.reason
     by_color = drawn_track(clip, meta={"binding": binding_evidence("color", 1)})
     assert counter.run(two, OperationInputs(tracks={"ball": [by_color]}), video).state == "contradicted"
+    # ... unless every instance is said to move and the one moving blob is one round body: fewer, not more
+    two_moving, subjects = CountOp(id="c", subject="ball", n=2, moving=True), {"ball": SubjectSpec(name="ball",
+                                                                                                  noun="ball")}
+    fewer = counter.run(two_moving, OperationInputs(subjects=subjects, tracks={"ball": [firm]}), video)
+    assert fewer.state == "contradicted", (fewer.measured, fewer.reason)
+    assert counter.run(two_moving, OperationInputs(subjects=subjects, tracks={"ball": [loose]}), video).state == \
+        "unknown"
+    stitched = drawn_track(clip, meta={"binding": binding_evidence("motion", 1), "tracklets": [0, 4]})
+    assert counter.run(two_moving, OperationInputs(subjects=subjects, tracks={"ball": [stitched]}), video).state == \
+        "unknown"
+    one_moving = CountOp(id="c", subject="ball", n=1, moving=True)
+    more = counter.run(one_moving, OperationInputs(subjects=subjects, tracks={"ball": [firm, firm]}), video)
+    assert more.state == "unknown" and "motion alone" in more.reason
 
 
 def test_a_track_that_switches_between_blobs_cannot_contradict():

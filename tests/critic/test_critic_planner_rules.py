@@ -323,6 +323,18 @@ def test_colour_and_number_bind_the_counted_subject():
     assert p.subject("green_domino").color == "green"
 
 
+@pytest.mark.parametrize("prompt, moving", [
+    ("Three balls fall to the floor.", True),
+    ("Two cubes roll to the left while a ball bounces.", True),
+    ("Two balls lie on the floor.", False),  # nothing said to move: a still ball is background to motion
+    ("We see two balls falling, and one yellow ball drops to the ground.", False),  # it may be one of the two
+    ("Three spheres fall and a red ball bounces.", False),  # a ball is a sphere's kind
+])
+def test_a_count_is_of_moving_bodies_when_they_all_move_and_no_other_subject_is_of_their_kind(prompt, moving):
+    count = next(op for op in plan_of(prompt).operations if op.op == "count")
+    assert count.moving is moving, (prompt, count)
+
+
 @pytest.mark.parametrize("prompt", ["Dominoes fall over one by one.", "Several balls roll across the floor.",
                                     "A row of dominoes topples."])
 def test_a_plural_without_a_number_is_two_or_more(prompt):

@@ -113,6 +113,19 @@ def test_missing_object_contradicts_the_count(components, drop, tmp_path):
     assert_contradicted(v, clip, keyword="count")
 
 
+def test_an_uncoloured_count_of_moving_bodies_is_contradicted_when_fewer_move(components, drop, tmp_path):
+    """"Two balls fall" over a clip of one falling ball: the balls are found by motion alone (no colour named),
+    which splits and merges blobs, but every ball is said to fall and the one moving blob is one round body, so
+    one is fewer than two. "Two balls lie on the floor" says nothing moves: a still ball is part of the
+    background to motion, and the count stays unknown."""
+    clip = S.Synthetic(**{**drop.__dict__, "doctored_frames": (0, len(drop.frames) - 1)})
+    fall = run(components, drop, "Two balls fall to the floor.", tmp_path, "fall")
+    assert_contradicted(fall, clip, keyword="count")
+    lie = run(components, drop, "Two balls lie on the floor.", tmp_path, "lie")
+    counts = [c for c in fall.claims + lie.claims if any("count" in s.text for s in c.sub_checks)]
+    assert [c.state for c in counts] == ["contradicted", "unknown"], [(c.text, c.state, c.reason) for c in counts]
+
+
 def test_sound_before_impact_is_contradicted(components, drop, tmp_path):
     clip = S.early_sound(drop)
     v = run(components, clip, "A red ball bounces and makes a thud when it hits the floor.", tmp_path)
