@@ -11,6 +11,7 @@ import json
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from critic.run import critique
@@ -124,6 +125,30 @@ def test_an_uncoloured_count_of_moving_bodies_is_contradicted_when_fewer_move(co
     lie = run(components, drop, "Two balls lie on the floor.", tmp_path, "lie")
     counts = [c for c in fall.claims + lie.claims if any("count" in s.text for s in c.sub_checks)]
     assert [c.state for c in counts] == ["contradicted", "unknown"], [(c.text, c.state, c.reason) for c in counts]
+
+
+def test_a_second_ball_of_a_singular_subject_that_appears_from_nothing_breaks_permanence(components, drop,
+                                                                                         tmp_path):
+    """"A red ball falls ...": a second red ball pops into view at rest halfway through the clip. Seen for half the
+    clip in one place, the median background takes it in and the tracker never finds it; its colour does, with
+    nothing of that colour there before and nothing moving in: permanence contradicted from the frame before it.
+    The same second ball rolling in from the frame's edge comes in: no contradiction."""
+    t_count = len(drop.frames)
+    at = t_count // 2
+
+    def with_second_ball(x: np.ndarray, name: str) -> S.Synthetic:
+        """``drop`` with a second red ball on the floor at x = ``x`` (T,) px, seen from frame ``at`` on."""
+        second = S.Ball(np.stack([x, np.full(t_count, S.FLOOR_Y - S.RADIUS)], 1), np.full(t_count, S.RADIUS),
+                        np.arange(t_count) >= at, S.COLORS["red"])
+        balls = {**drop.balls, name: second}
+        return S.replace(drop, frames=S._redraw(drop, list(balls.values())), balls=balls,
+                         doctored_frames=(at, t_count - 1))
+
+    popped = with_second_ball(np.full(t_count, 25.0), "popped")
+    assert_contradicted(run(components, popped, DROP_PROMPT, tmp_path, "popped"), popped, keyword="permanence")
+    rolls_in = with_second_ball(np.clip(-6.0 + 4.0 * (np.arange(t_count) - at), -6.0, 25.0), "rolls_in")
+    v = run(components, rolls_in, DROP_PROMPT, tmp_path, "rolls_in")
+    assert not [s.text for _, s in sub_checks(v, "contradicted") if "permanence" in s.text], v.verdict
 
 
 def test_sound_before_impact_is_contradicted(components, drop, tmp_path):

@@ -325,7 +325,9 @@ def appearances(tracks: Sequence[Track], video: VideoContext, tol: Tolerances, s
     """An instance of the subject that appears from nothing: first seen after the clip's first frames, at full
     size, away from the border and not coming in from it, where the frames before showed the usual background
     (nothing it could have come out from behind) and not the object already (a resting object the median
-    background absorbed until it moved). None when every instance is accounted for."""
+    background absorbed until it moved). For a singular subject, also a track cut in two (``split_jumps``) and a
+    second body of its colour and size that the tracker never found (``another_appears``). None when every
+    instance is accounted for."""
     req = "persists: nothing appears from nowhere, nothing vanishes without an occluder or leaving the frame"
     h, w = video.frames.shape[1:3]
     lead = max(2, int(round(0.1 * video.fps)))
@@ -359,7 +361,135 @@ def appearances(tracks: Sequence[Track], video: VideoContext, tol: Tolerances, s
                            # last frame that shows it there
                            window=video.window(f0 - 1, _last_seen(tr)), appears_at=f0, identity=int(tr.identity))
     if singular:
-        return split_jumps(tracks, video, tol, True, req_for="permanence")
+        found = split_jumps(tracks, video, tol, True, req_for="permanence")
+        if found is None and len(tracks) == 1:
+            found = another_appears(tracks[0], video, req)
+        return found
+    return None
+
+
+def _change_is_one_body(video: VideoContext, k: int, centre: np.ndarray, r: float, reach_radii: float = 5.0,
+                        body_radii: float = 1.5, min_share: float = 0.6, min_diff: int = 30) -> bool:
+    """Whether what changed from frame ``k - 1`` to ``k`` (channel-max difference over ``min_diff``) within
+    ``reach_radii`` radii of ``centre`` (x, y px) lies mostly (``min_share``) within ``body_radii`` radii of it:
+    one body appeared there, not a row of letters or a change of the whole picture."""
+    h, w = video.frames.shape[1:3]
+    y0, y1 = int(max(centre[1] - reach_radii * r, 0)), int(min(centre[1] + reach_radii * r + 1, h))
+    x0, x1 = int(max(centre[0] - reach_radii * r, 0)), int(min(centre[0] + reach_radii * r + 1, w))
+    changed = cv2.absdiff(video.frames[k, y0:y1, x0:x1], video.frames[k - 1, y0:y1, x0:x1]).max(axis=-1) > min_diff
+    ys, xs = np.nonzero(changed)
+    if not len(ys):
+        return False
+    near = (xs + x0 - centre[0]) ** 2 + (ys + y0 - centre[1]) ** 2 <= (body_radii * r) ** 2
+    return float(near.mean()) >= min_share
+
+
+def _grid_lab(video: VideoContext, max_side: int = 160) -> tuple[np.ndarray, int]:
+    """Every frame in CIELAB on every n-th pixel (n: the long side over ``max_side``, rounded up): (T, h, w, 3)
+    float32, and n; memoised on ``video``."""
+    memo = video.__dict__.setdefault("_grid_lab", {})
+    if max_side not in memo:
+        f = video.frames
+        n = max(1, int(np.ceil(max(f.shape[1], f.shape[2]) / max_side)))
+        small = f[:, ::n, ::n].astype(np.float32) / np.float32(255.0)
+        t, h, w = small.shape[:3]
+        # one OpenCV call over all frames stacked (float32 sRGB in [0, 1] -> L* 0..100, a*, b*, as rgb_to_lab)
+        lab = cv2.cvtColor(small.reshape(t * h, w, 3), cv2.COLOR_RGB2LAB).reshape(t, h, w, 3)
+        lab.setflags(write=False)
+        memo[max_side] = (lab, n)
+    return memo[max_side]
+
+
+def another_appears(track: Track, video: VideoContext, req: str, max_delta_e: float = 15.0,
+                    min_area: float = 0.5, max_area: float = 2.0, clear_radii: float = 2.5
+                    ) -> Measurement | None:
+    """A second body of a singular subject's colour and size that appears from nothing: a compact blob of its colour
+    (CIELAB within ``max_delta_e``) of ``min_area`` to ``max_area`` times its colour area, away from the frame's
+    border and more than ``clear_radii`` radii from the subject, first seen after the clip's first frames and
+    then in every frame for a while, where the frames before showed nothing of that colour within ``clear_radii``
+    radii and one unchanging picture (nothing moved in: a body rolling or emerging into view changes the place
+    first), and what changed as it appeared is that one body (``_change_is_one_body``: not a caption's letters).
+    The tracker misses such a body when it stays still for half the clip or more (the median background takes it
+    in), so it is looked for by its colour. None when there is none."""
+    ok = observed(track)
+    if ok.sum() < 3:
+        return None
+    r = radius(track)
+    area = np.asarray(track.area_px, float)
+    usual = float(np.median(area[ok]))
+    k_ref = int(np.flatnonzero(ok)[np.argmin(np.abs(area[ok] - usual))])
+    lab = subject_lab(video, track, k_ref)
+    if lab is None or not np.isfinite(r) or r <= 0:
+        return None
+    grid, n = _grid_lab(video)
+    t_count, gh, gw = grid.shape[:3]
+    fits = np.linalg.norm(grid - lab.astype(np.float32), axis=-1) <= max_delta_e  # (T, h, w)
+    yy, xx = np.mgrid[0:gh, 0:gw] * n
+
+    def colour_near(k: int, c: np.ndarray, reach: float) -> int:
+        """Grid pixels of frame ``k`` of the subject's colour within ``reach`` px of ``c`` (x, y px)."""
+        return int((fits[k] & ((xx - c[0]) ** 2 + (yy - c[1]) ** 2 <= reach ** 2)).sum())
+
+    # the size of the subject's own colour area (a shaded body shows its colour on part of its blob)
+    own = colour_near(k_ref, track.centroid_px[k_ref], 1.5 * r)
+    if own < 4:
+        return None
+    lo, hi = min_area * own, max_area * own
+    seen = np.flatnonzero(ok)
+    lead = max(2, int(round(0.1 * video.fps)))
+    stay = max(5, int(round(0.3 * video.fps)))
+
+    found: dict[int, list[np.ndarray]] = {}
+
+    def blobs(k: int) -> list[np.ndarray]:
+        """Centres (x, y video px) of frame ``k``'s blobs of the colour, of the size, clear of the subject."""
+        if k not in found:
+            found[k] = _blobs(k)
+        return found[k]
+
+    def _blobs(k: int) -> list[np.ndarray]:
+        count, labels, stats, cents = cv2.connectedComponentsWithStats(fits[k].astype(np.uint8), connectivity=8)
+        j = seen[np.argmin(np.abs(seen - k))]  # the subject's nearest observed place
+        out = []
+        for i in range(1, count):
+            x, y, w, h, a = stats[i]
+            if not max(lo, 4) <= a <= hi or x == 0 or y == 0 or x + w >= gw or y + h >= gh:
+                continue
+            if max(w, h) > 2.5 * min(w, h) or a < 0.35 * w * h:
+                continue  # not one compact body: strokes of a caption's letters, a rim, a streak
+            c = cents[i] * n
+            if np.linalg.norm(c - track.centroid_px[j]) > clear_radii * r:
+                out.append(c)
+        return out
+
+    for k in range(lead, t_count - stay + 1):
+        for c in blobs(k):
+            before = range(max(k - 3, 0), k)
+            if any(colour_near(j, c, clear_radii * r) > 0.2 * own for j in before):
+                continue  # its colour was there: found late, or it came in
+            # it stays: a blob of the colour near where it was, frame after frame
+            chain, place = [k], c
+            for j in range(k + 1, t_count):
+                nxt = [b for b in blobs(j) if np.linalg.norm(b - place) <= 1.5 * r]
+                if not nxt:
+                    break
+                place = min(nxt, key=lambda b: float(np.linalg.norm(b - place)))
+                chain.append(j)
+            if len(chain) < stay:
+                continue
+            y0, y1 = int(max(c[1] - 2 * r, 0)), int(min(c[1] + 2 * r + 1, video.frames.shape[1]))
+            x0, x1 = int(max(c[0] - 2 * r, 0)), int(min(c[0] + 2 * r + 1, video.frames.shape[2]))
+            patch = video.frames[max(k - 3, 0):k + 1, y0:y1, x0:x1].astype(np.float32)
+            if len(patch) < 3 or float(np.abs(np.diff(patch[:-1], axis=0)).max(axis=-1).mean()) > 8.0:
+                continue  # the place was changing before: something moved in
+            if not _change_is_one_body(video, k, c, r):
+                continue  # more changed with it than one body: a caption's letters, a scene cut, a lighting change
+            away = float(np.linalg.norm(c - track.centroid_px[seen[np.argmin(np.abs(seen - k))]])) / r
+            # the window starts at the frame that shows the place empty, as for an instance that appears
+            return measurement("contradicted", req, f"another body of the colour and size of '{track.subject}' "
+                               f"appears at frame {k} in open view, {away:.1f} radii from it, where nothing of its "
+                               "colour was and nothing moved in", window=video.window(k - 1, chain[-1]),
+                               appears_at=k, at_px=[round(float(c[0]), 1), round(float(c[1]), 1)])
     return None
 
 
