@@ -14,12 +14,13 @@ Pipeline (docs/architecture.md §10, about 15 ms/frame at 848x480 on one core):
    predictions, gated by radius and speed; unmatched tracks coast (predicted, ``coasted``) through merges and
    occlusions for up to ``max_coast_s``; a stopped track whose patch still looks like it stays visible
    (a resting object that the median background has absorbed);
-4. binding (``BackgroundGrounder``, ``grounding``): tracklets that follow each other in time and look alike
-   are stitched into identities; the plan's subjects are assigned to identities one to one on a cost from
-   CIELAB colour names (``colour``), shape and size priors of the noun, motion and presence; plural subjects
-   take the remaining identities of their colour (or the movers). A named colour that no moving identity has
-   is looked for by colour alone (an object that never moves is part of the median background); a singular
-   subject found so among several blobs of its colour takes the only one that moves, else it is not firm;
+4. binding (``BackgroundGrounder``, ``grounding``): tracklets that follow each other in time (at most
+   ``max_gap_s`` apart, or 12 frames, whichever is more) and look alike are stitched into identities; the
+   plan's subjects are assigned to identities one to one on a cost from CIELAB colour names (``colour``), shape
+   and size priors of the noun, motion and presence; plural subjects take the remaining identities of their
+   colour (or the movers). A named colour that no moving identity has is looked for by colour alone (an object
+   that never moves is part of the median background); a singular subject found so among several blobs of its
+   colour takes the only one that moves, else it is not firm;
 5. binding evidence: each bound track records in ``meta["binding"]`` how it was found (colour, shape/size or
    motion), how many identities fit within the decision margin and whether the binding is firm. A binding
    whose assignment wins by under the margin, rests on motion and presence alone on a still blob, or whose
@@ -573,12 +574,15 @@ class BackgroundGrounder:
     reused for every subject of the same clip (keyed by the clip's sha256)."""
 
     name = "background"
-    version = "7"
+    version = "8"
 
     def __init__(self, tracker: BackgroundTracker | None = None, min_visible_frac: float = 0.05,
-                 weights: grounding.Weights | None = None, **tracker_kwargs: Any):
+                 weights: grounding.Weights | None = None, max_gap_s: float = 0.75, **tracker_kwargs: Any):
         self.tracker = tracker or BackgroundTracker(**tracker_kwargs)
         self.min_visible_frac = min_visible_frac
+        #: tracklets this far apart in time (or 12 frames, whichever is more) may be one identity: a body unseen
+        #: for a while is a time, not a number of frames (14 frames at 24 fps is under 0.6 s)
+        self.max_gap_s = max_gap_s
         self.weights = weights or grounding.Weights()
         self._cache: dict[str, Any] = {}
 
@@ -620,7 +624,7 @@ class BackgroundGrounder:
             result = self.track_all(video)
             t_count = video.num_frames
             seen = [tr for tr in result.tracks if tr.visible.sum() >= max(3, self.min_visible_frac * t_count)]
-            chains = stitch(seen, "", result.colors_rgb)
+            chains = stitch(seen, "", result.colors_rgb, max_gap=max(12, int(round(self.max_gap_s * video.fps))))
             by_id = {tr.identity: tr for tr in seen}
             cands = []
             for tr in chains:

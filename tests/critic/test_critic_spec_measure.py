@@ -1125,3 +1125,27 @@ def test_a_body_let_go_from_rest_that_drifts_sideways_faster_and_faster_is_pushe
     assert max(0, min(a1, b1) - max(a0, b0) + 1) / (max(a1, b1) - min(a0, b0) + 1) >= 0.5
     assert measure(_dropped_and_pushed(0.0), "free_fall").state == "supported"
     assert measure(S.drop_clip(), "free_fall").state == "supported"
+
+
+def test_a_ball_unseen_for_longer_than_twelve_frames_at_a_high_frame_rate_is_one_body_that_vanished():
+    """At 24 fps a ball not drawn for 14 frames (0.58 s) in mid-flight, then seen again: two tracklets 14 frames
+    apart. Joined only up to 12 frames, they were two candidates for one red ball, and the binding was withheld
+    (unknown); joined up to 0.75 s, they are one body with a gap in open view: permanence contradicted over the
+    frames it was missing."""
+    drop = S.drop_clip()
+    ball = drop.balls["ball"]
+    visible = ball.visible.copy()
+    visible[10:24] = False
+    hidden = dataclasses.replace(ball, visible=visible)
+    clip = dataclasses.replace(drop, frames=S._redraw(drop, [hidden]), balls={"ball": hidden})
+    video = clip.context("gap")
+    subjects = {"ball": SubjectSpec(name="ball", noun="ball", color="red")}
+    op = MeasureOp(id="m", subject="ball", quantity="permanence")
+    states = []
+    for grounder in (BackgroundGrounder(), BackgroundGrounder(max_gap_s=0.0)):
+        tracks = grounder.run(GroundOp(id="g", subject="ball"), OperationInputs(subjects=subjects), video)
+        states.append(TrackMeasurer().run(op, OperationInputs(subjects=subjects, tracks={"ball": tracks}), video))
+    joined, frames_only = states
+    assert joined.state == "contradicted", (joined.measured, joined.reason)
+    assert (joined.window.start_frame, joined.window.end_frame) == (9, 24)
+    assert frames_only.state == "unknown" and "not bound unambiguously" in frames_only.reason
