@@ -80,6 +80,13 @@ SAME_KIND: tuple[frozenset[str], ...] = (
     frozenset("cube block box brick crate".split()),
     frozenset("cylinder can drum tube barrel pipe".split()),
 )
+
+
+def kind_of(noun: str) -> frozenset[str]:
+    """The nouns of ``noun``'s kind (:data:`SAME_KIND`), or the noun alone."""
+    noun = noun.lower()
+    return next((k for k in SAME_KIND if noun in k), frozenset({noun}))
+
 #: things that bend, flow, tear or burn: no implicit rigid-body obligations
 NON_RIGID = {"water", "liquid", "cloth", "towel", "rope", "paper", "feather", "smoke", "balloon", "blob", "fabric",
              "sheet", "sand", "paint", "honey", "oil", "milk", "juice", "dough", "clay", "jelly", "slime", "string",

@@ -41,9 +41,9 @@ from typing import Any
 from critic.plan import PlanError
 from critic.planners.base import PlanBuilder, PlanResult, check_implicit
 from critic.planners.lexicon import (ANIMATE, COLOURS, CONNECTIVE_KIND, DEFORMING_RE, JUDGED_PROCESS_RE, NON_RIGID,
-                                     NOUNS, NUMBERS, OTHER_ADJECTIVES, PARTITIVES, PRONOUNS, SAME_KIND, SCENERY, SEVERAL,
+                                     NOUNS, NUMBERS, OTHER_ADJECTIVES, PARTITIVES, PRONOUNS, SCENERY, SEVERAL,
                                      SHADES, SIZES,
-                                     STOPWORDS, SURFACES, VEHICLES, clauses, lower, verb_forms, words_re)
+                                     STOPWORDS, SURFACES, VEHICLES, clauses, kind_of, lower, verb_forms, words_re)
 from critic.types import (IMPLICIT_QUANTITIES, QUANTITY_SPECS, BeforeOp, CountOp, DepthOp, DuringOp, EventRef, Expect,
                           GroundOp, HearOp, JudgeOp, MeasureOp, ReadOp, SubjectSpec, op_events)
 
@@ -615,7 +615,7 @@ class RulesPlanner:
                 spec = b.subjects[mention.subject]
                 # "the blue sphere" after "a blue ball": another word for the same kind, in the same colour
                 alike = spec.noun == noun or (colour is not None and spec.color == colour and det == "the"
-                                              and any(noun in k and spec.noun in k for k in SAME_KIND))
+                                              and spec.noun in kind_of(noun))
                 if alike and (colour is None or spec.color == colour) and (size is None or spec.size == size):
                     existing = mention.subject
                     break
@@ -977,9 +977,7 @@ class RulesPlanner:
         # shares the kind of ("three balls fall and a red ball bounces": the red ball may be one of the three)
         moving = {op.subject for op in b.ops if isinstance(op, MeasureOp) and op.quantity in MOTION_QUANTITIES
                   and op.expect.holds is not False}
-        kind = {name: next((k for k in SAME_KIND if spec.noun in k), frozenset({spec.noun}))
-                for name, spec in b.subjects.items()}
-        moving = {name for name in moving if not any(other != name and spec.noun in kind[name]
+        moving = {name for name in moving if not any(other != name and spec.noun in kind_of(b.subjects[name].noun)
                                                      for other, spec in b.subjects.items())}
         for name, spec in list(b.subjects.items()):
             if spec.span is None:

@@ -81,11 +81,12 @@ def named_in(text: str) -> list[str]:
     return out
 
 
-def rgb_to_lab(rgb: np.ndarray) -> np.ndarray:
-    """(..., 3) sRGB in 0..255 -> (..., 3) CIELAB (L* 0..100, a*, b*), float64."""
-    arr = np.asarray(rgb, np.float32).reshape(-1, 1, 3) / 255.0
+def rgb_to_lab(rgb: np.ndarray, dtype: type = np.float64) -> np.ndarray:
+    """(..., 3) sRGB in 0..255 -> (..., 3) CIELAB (L* 0..100, a*, b*), as ``dtype`` (OpenCV computes in float32:
+    ``np.float32`` saves a copy on whole frames)."""
+    arr = np.asarray(rgb, np.float32).reshape(-1, 1, 3) / np.float32(255.0)
     lab = cv2.cvtColor(np.clip(arr, 0.0, 1.0), cv2.COLOR_RGB2LAB).reshape(np.shape(rgb))
-    return lab.astype(np.float64)
+    return lab.astype(dtype, copy=False)
 
 
 def delta_e(rgb: np.ndarray, lab: np.ndarray) -> np.ndarray:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from critic.specialists.base import unknown
-from critic.specialists.grounding import ELONGATED_NOUNS
+from critic.specialists.grounding import ELONGATED_NOUNS, box_aspect
 from critic.specialists.kinematics import runs
 from critic.specialists.tracking import grounding_doubt
 from critic.types import Cost, CountOp, Measurement, OperationInputs, Track, VideoContext
@@ -83,9 +83,5 @@ def _one_body(track: Track, noun: str, max_aspect: float = 1.5) -> bool:
     takes no identity away: both are found on either side of it."""
     if noun in ELONGATED_NOUNS or len((track.meta or {}).get("tracklets", [track.identity])) > 1:
         return False
-    vis = np.asarray(track.visible, bool) & ~np.asarray(track.coasted, bool)
-    if vis.sum() < 3:
-        return False
-    boxes = np.asarray(track.boxes_xyxy, float)[vis]
-    w, h = boxes[:, 2] - boxes[:, 0] + 1.0, boxes[:, 3] - boxes[:, 1] + 1.0
-    return float(np.median(np.maximum(w, h) / np.maximum(np.minimum(w, h), 1.0))) <= max_aspect
+    seen = np.asarray(track.visible, bool) & ~np.asarray(track.coasted, bool)
+    return int(seen.sum()) >= 3 and box_aspect(track) <= max_aspect

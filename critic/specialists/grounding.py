@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from critic.planners.lexicon import SAME_KIND
+from critic.planners.lexicon import kind_of
 from critic.specialists import colour as colours
 from critic.types import SubjectSpec, Track
 
@@ -65,16 +65,20 @@ class Candidate:
     seen: float
 
 
+def box_aspect(track: Track) -> float:
+    """Median long / short side of ``track``'s box over the frames it is seen (not coasted); 1 when never seen."""
+    vis = np.asarray(track.visible, bool) & ~np.asarray(track.coasted, bool)
+    boxes = np.asarray(track.boxes_xyxy, float)[vis]
+    if not len(boxes):
+        return 1.0
+    w, h = boxes[:, 2] - boxes[:, 0] + 1.0, boxes[:, 3] - boxes[:, 1] + 1.0
+    return float(np.median(np.maximum(w, h) / np.maximum(np.minimum(w, h), 1.0)))
+
+
 def describe(track: Track, rgb: np.ndarray) -> Candidate:
     """The features of ``track`` (one identity) that grounding compares with a subject."""
     vis = np.asarray(track.visible, bool) & ~np.asarray(track.coasted, bool)
-    boxes = np.asarray(track.boxes_xyxy)[vis]
-    if len(boxes):
-        w = boxes[:, 2] - boxes[:, 0] + 1.0
-        h = boxes[:, 3] - boxes[:, 1] + 1.0
-        aspect = float(np.median(np.maximum(w, h) / np.maximum(np.minimum(w, h), 1.0)))
-    else:
-        aspect = 1.0
+    aspect = box_aspect(track)
     cents = np.asarray(track.centroid_px)[vis]
     radius = float(track.radius_px) if np.isfinite(track.radius_px) else 0.0
     travel = float(np.linalg.norm(cents.max(0) - cents.min(0)) / radius) if len(cents) > 1 and radius > 0 else 0.0
@@ -349,7 +353,7 @@ def _named_kin(plural: SubjectSpec, singular: list[SubjectSpec], picks: list[int
     ``by="kin"``: all the bodies of that kind that the clip shows), or None."""
     if colours.known(plural.color):
         return None
-    kind = next((k for k in SAME_KIND if plural.noun.lower() in k), frozenset({plural.noun.lower()}))
+    kind = kind_of(plural.noun)
     kin = [(s, p) for s, p in zip(singular, picks) if s.noun.lower() in kind]
     if not kin or any(p is None or not bound[s.name][1].get("confident") for s, p in kin):
         return None

@@ -15,6 +15,7 @@ the step they were cut from (``timeline.missing_frames``), and a subject moving 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Sequence
 
 import cv2
@@ -78,11 +79,6 @@ def continuity(op: MeasureOp, track: Track, other: Track | None, video: VideoCon
     dt = float(np.median(np.diff(t))) if len(t) > 1 else 0.0
     skipped = [j for j in jumps if dt > 0 and (t[j[1]] - t[j[0]]) > 1.5 * dt * (j[1] - j[0])]
     jumps = [j for j in jumps if j not in skipped]
-    # frames cut out of the clip: the whole moving picture jumps ahead over one step, this subject with it (a jump
-    # under a radius for a slow body, within the tracker's jitter; the picture's flow shows it)
-    cuts = [] if video.sanity.likely_slow_motion else [
-        m for m in missing_frames(video) if not (dt > 0 and t[m.frame + 1] - t[m.frame] > 1.5 * dt)
-        and _moves_across(track, m, ok)]
     freezes = [] if video.sanity.likely_slow_motion else _freezes(track, r) + _held_frames(track, video, r)
     if freezes and not jumps:
         s, e, v0, v1 = freezes[0]
@@ -93,6 +89,11 @@ def continuity(op: MeasureOp, track: Track, other: Track | None, video: VideoCon
         a, b, size = max(jumps, key=lambda j: j[2])
         return measurement("contradicted", req, f"jump of {size:.1f} radii between frames {a} and {b}",
                            window=video.window(a, b), jumps=jumps)
+    # frames cut out of the clip: the whole moving picture jumps ahead over one step, this subject with it (a jump
+    # under a radius for a slow body, within the tracker's jitter; the picture's flow shows it)
+    cuts = [] if video.sanity.likely_slow_motion else [
+        m for m in missing_frames(video) if not (dt > 0 and t[m.frame + 1] - t[m.frame] > 1.5 * dt)
+        and _moves_across(track, m, ok)]
     if cuts:
         m = max(cuts, key=lambda m: m.ratio)
         return measurement("contradicted", req, f"the moving picture, this subject in it, goes {m.ratio:.1f} times as "
@@ -373,15 +374,20 @@ def _change_is_one_body(video: VideoContext, k: int, centre: np.ndarray, r: floa
     """Whether what changed from frame ``k - 1`` to ``k`` (channel-max difference over ``min_diff``) within
     ``reach_radii`` radii of ``centre`` (x, y px) lies mostly (``min_share``) within ``body_radii`` radii of it:
     one body appeared there, not a row of letters or a change of the whole picture."""
-    h, w = video.frames.shape[1:3]
-    y0, y1 = int(max(centre[1] - reach_radii * r, 0)), int(min(centre[1] + reach_radii * r + 1, h))
-    x0, x1 = int(max(centre[0] - reach_radii * r, 0)), int(min(centre[0] + reach_radii * r + 1, w))
-    changed = cv2.absdiff(video.frames[k, y0:y1, x0:x1], video.frames[k - 1, y0:y1, x0:x1]).max(axis=-1) > min_diff
+    rows, cols = _around(video, centre, reach_radii * r)
+    changed = cv2.absdiff(video.frames[k, rows, cols], video.frames[k - 1, rows, cols]).max(axis=-1) > min_diff
     ys, xs = np.nonzero(changed)
     if not len(ys):
         return False
-    near = (xs + x0 - centre[0]) ** 2 + (ys + y0 - centre[1]) ** 2 <= (body_radii * r) ** 2
+    near = (xs + cols.start - centre[0]) ** 2 + (ys + rows.start - centre[1]) ** 2 <= (body_radii * r) ** 2
     return float(near.mean()) >= min_share
+
+
+def _around(video: VideoContext, centre: np.ndarray, half_px: float) -> tuple[slice, slice]:
+    """The rows and columns of the frame within ``half_px`` of ``centre`` (x, y px) on each side, clipped to it."""
+    h, w = video.frames.shape[1:3]
+    return (slice(int(max(centre[1] - half_px, 0)), int(min(centre[1] + half_px + 1, h))),
+            slice(int(max(centre[0] - half_px, 0)), int(min(centre[0] + half_px + 1, w))))
 
 
 def _grid_lab(video: VideoContext, max_side: int = 160) -> tuple[np.ndarray, int]:
@@ -391,10 +397,7 @@ def _grid_lab(video: VideoContext, max_side: int = 160) -> tuple[np.ndarray, int
     if max_side not in memo:
         f = video.frames
         n = max(1, int(np.ceil(max(f.shape[1], f.shape[2]) / max_side)))
-        small = f[:, ::n, ::n].astype(np.float32) / np.float32(255.0)
-        t, h, w = small.shape[:3]
-        # one OpenCV call over all frames stacked (float32 sRGB in [0, 1] -> L* 0..100, a*, b*, as rgb_to_lab)
-        lab = cv2.cvtColor(small.reshape(t * h, w, 3), cv2.COLOR_RGB2LAB).reshape(t, h, w, 3)
+        lab = rgb_to_lab(f[:, ::n, ::n], dtype=np.float32)
         lab.setflags(write=False)
         memo[max_side] = (lab, n)
     return memo[max_side]
@@ -439,17 +442,14 @@ def another_appears(track: Track, video: VideoContext, req: str, max_delta_e: fl
     lead = max(2, int(round(0.1 * video.fps)))
     stay = max(5, int(round(0.3 * video.fps)))
 
-    found: dict[int, list[np.ndarray]] = {}
+    def subject_at(k: int) -> np.ndarray:
+        """The subject's centre (x, y px) in the observed frame nearest ``k``."""
+        return track.centroid_px[seen[np.argmin(np.abs(seen - k))]]
 
+    @functools.cache
     def blobs(k: int) -> list[np.ndarray]:
         """Centres (x, y video px) of frame ``k``'s blobs of the colour, of the size, clear of the subject."""
-        if k not in found:
-            found[k] = _blobs(k)
-        return found[k]
-
-    def _blobs(k: int) -> list[np.ndarray]:
-        count, labels, stats, cents = cv2.connectedComponentsWithStats(fits[k].astype(np.uint8), connectivity=8)
-        j = seen[np.argmin(np.abs(seen - k))]  # the subject's nearest observed place
+        count, _, stats, cents = cv2.connectedComponentsWithStats(fits[k].astype(np.uint8), connectivity=8)
         out = []
         for i in range(1, count):
             x, y, w, h, a = stats[i]
@@ -458,7 +458,7 @@ def another_appears(track: Track, video: VideoContext, req: str, max_delta_e: fl
             if max(w, h) > 2.5 * min(w, h) or a < 0.35 * w * h:
                 continue  # not one compact body: strokes of a caption's letters, a rim, a streak
             c = cents[i] * n
-            if np.linalg.norm(c - track.centroid_px[j]) > clear_radii * r:
+            if np.linalg.norm(c - subject_at(k)) > clear_radii * r:
                 out.append(c)
         return out
 
@@ -477,14 +477,13 @@ def another_appears(track: Track, video: VideoContext, req: str, max_delta_e: fl
                 chain.append(j)
             if len(chain) < stay:
                 continue
-            y0, y1 = int(max(c[1] - 2 * r, 0)), int(min(c[1] + 2 * r + 1, video.frames.shape[1]))
-            x0, x1 = int(max(c[0] - 2 * r, 0)), int(min(c[0] + 2 * r + 1, video.frames.shape[2]))
-            patch = video.frames[max(k - 3, 0):k + 1, y0:y1, x0:x1].astype(np.float32)
+            rows, cols = _around(video, c, 2 * r)
+            patch = video.frames[max(k - 3, 0):k + 1, rows, cols].astype(np.float32)
             if len(patch) < 3 or float(np.abs(np.diff(patch[:-1], axis=0)).max(axis=-1).mean()) > 8.0:
                 continue  # the place was changing before: something moved in
             if not _change_is_one_body(video, k, c, r):
                 continue  # more changed with it than one body: a caption's letters, a scene cut, a lighting change
-            away = float(np.linalg.norm(c - track.centroid_px[seen[np.argmin(np.abs(seen - k))]])) / r
+            away = float(np.linalg.norm(c - subject_at(k))) / r
             # the window starts at the frame that shows the place empty, as for an instance that appears
             return measurement("contradicted", req, f"another body of the colour and size of '{track.subject}' "
                                f"appears at frame {k} in open view, {away:.1f} radii from it, where nothing of its "
