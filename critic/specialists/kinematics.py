@@ -101,6 +101,10 @@ def velocity(track: Track) -> np.ndarray:
     return v
 
 
+#: the largest step (px) between two still frames taken for the outline snapping a pixel, not a move
+JITTER_PX = 1.0
+
+
 @_per_track
 def stationary_runs(track: Track, *, max_speed_radii_per_frame: float = 0.12, min_frames: int = 4,
                     min_seconds: float = 0.2) -> list[tuple[int, int]]:
@@ -110,10 +114,17 @@ def stationary_runs(track: Track, *, max_speed_radii_per_frame: float = 0.12, mi
     ok = observed(track)
     t = track.times_s
     dt = float(np.median(np.diff(t))) if len(t) > 1 else 1.0
-    still = np.zeros(len(c), bool)
+    step = np.full(len(c), np.inf)
     for k in range(1, len(c)):
         if ok[k] and ok[k - 1]:
-            still[k] = np.linalg.norm(c[k] - c[k - 1]) < max_speed_radii_per_frame * r
+            step[k] = float(np.linalg.norm(c[k] - c[k - 1]))
+    still = step < max_speed_radii_per_frame * r
+    # a mask's box snaps by a pixel now and then: one step under a pixel between two still frames is the
+    # outline, not a move (a body that moves keeps moving; for a small body, a pixel is over the speed bound)
+    snap = (step < JITTER_PX) & ~still
+    snap[1:-1] &= still[:-2] & still[2:]
+    snap[0] = snap[-1] = False
+    still |= snap
     # a frame is still if it is still with respect to its predecessor; the predecessor starts the run
     out = []
     for s, e in runs(still):

@@ -1149,3 +1149,37 @@ def test_a_ball_unseen_for_longer_than_twelve_frames_at_a_high_frame_rate_is_one
     assert joined.state == "contradicted", (joined.measured, joined.reason)
     assert (joined.window.start_frame, joined.window.end_frame) == (9, 24)
     assert frames_only.state == "unknown" and "not bound unambiguously" in frames_only.reason
+
+
+def paused_small_fall(snap_px: float, creep: bool = False) -> Track:
+    """A small ball (radius 3 px) at 15 fps: falls 6 px over frames 0-3, hangs still in mid-air over frames 3-16,
+    then falls on. Its box snaps ``snap_px`` sideways once, at frame 12 (a pixel of the outline, well over the
+    speed bound of 0.12 radius per frame for so small a body); with ``creep`` it drifts that much every frame
+    of the hang instead."""
+    t = 27
+    y = np.concatenate([[23.3, 23.6, 25.6], np.full(14, 29.6), 29.6 + 6.0 * np.arange(1, 11)])
+    x = np.full(t, 129.5)
+    if creep:
+        x[4:17] += snap_px * np.arange(1, 14)
+        x[17:] = x[16]
+    else:
+        x[12:] += snap_px
+    xy = np.stack([x, y], 1)
+    return Track(subject="ball", identity=0, boxes_xyxy=np.concatenate([xy - 3, xy + 3], 1), centroid_px=xy,
+                 area_px=np.full(t, np.pi * 9), visible=np.ones(t, bool), coasted=np.zeros(t, bool),
+                 touches_border=np.zeros(t, bool), times_s=np.arange(t) / 15.0,
+                 meta={"binding": {"by": "color", "candidates": 1, "confident": True}})
+
+
+def test_a_box_that_snaps_a_pixel_does_not_end_a_rest():
+    """A rest is one stationary run although the small body's box snaps 0.7 px once in it, so the stop in
+    mid-fall shows (support contradicted over frames 3-16). A body that creeps 0.7 px every frame is moving."""
+    from critic.specialists.kinematics import stationary_runs
+
+    assert stationary_runs(paused_small_fall(0.7)) == [(3, 16)]
+    assert stationary_runs(paused_small_fall(0.7, creep=True)) == []
+    video = context_from_arrays(np.zeros((27, 120, 160, 3), np.uint8), 15.0)
+    op = MeasureOp(id="m", subject="ball", quantity="support")
+    m = TrackMeasurer().run(op, OperationInputs(tracks={"ball": [paused_small_fall(0.7)]}), video)
+    assert m.state == "contradicted", (m.measured, m.reason)
+    assert (m.window.start_frame, m.window.end_frame) == (3, 16)
