@@ -551,7 +551,8 @@ def _was_empty_before(video: VideoContext, track: Track, f0: int, still: float =
 def absent_from_clip(op: MeasureOp, subject: SubjectSpec | None, video: VideoContext, tol: Tolerances,
                      prompt: str = "", max_colour_cost: float = 1.0, min_blob_px: int = 4,
                      min_blob_frac: float = MIN_AREA_FRAC, frames: int = 12, min_frames_seen: int = 2,
-                     rim_px: int = 2, clear_cost: float = 0.35, clear_chroma: float = 30.0) -> Measurement:
+                     rim_px: int = 2, clear_cost: float = 0.35, clear_chroma: float = 30.0,
+                     name_margin: float = 0.25) -> Measurement:
     """A named subject that no track found: is it in the clip at all? Only its colour name can say so without a
     track: when no blob of at least ``min_blob_px`` pixels within ``max_colour_cost`` of the name (about one
     colour-name step: a neighbouring hue still counts as the colour) shows in ``min_frames_seen`` of ``frames``
@@ -561,9 +562,13 @@ def absent_from_clip(op: MeasureOp, subject: SubjectSpec | None, video: VideoCon
     sampled frame alone is a flicker of coding or generation noise, not a body the prompt names: a body in view
     for more than about a sixth of the clip shows in two of twelve frames spread over it.
 
-    A pixel counts for the name only where no other colour the ``prompt`` names fits it better: "a yellow cube"
-    next to "an orange ball" is not found in the orange ball, although orange is a neighbouring hue of yellow
-    (a body the prompt names in another colour is that body, not a shade of the missing one).
+    A pixel counts for the name only where a person could call it so: the name is within ``name_margin`` of the
+    nearest of all colour names to it (a navy domino or a blue-grey carpet fits purple within a step, but is blue
+    or grey to anyone naming it; a purple body shows purple in its lit pixels). Nor where another colour the
+    ``prompt`` names fits it better: "a yellow cube" next to "an orange ball" is not found in the orange ball,
+    although orange is a neighbouring hue of yellow (a body the prompt names in another colour is that body, not a
+    shade of the missing one). A white, grey or black name is not held to the nearest name: a grey body's lit and
+    shaded pixels read silver, white or black.
 
     The smallest blob that counts scales with the frame: ``min_blob_frac`` of its area (the tracker's own smallest
     body), and never under ``min_blob_px``. A few pixels of a colour on a large frame are the seams of coding
@@ -586,11 +591,15 @@ def absent_from_clip(op: MeasureOp, subject: SubjectSpec | None, video: VideoCon
     rivals = [c for c in colours.named_in(prompt) if colours.canonical(c) != colours.canonical(name)]
     min_px = max(min_blob_px, int(np.ceil(min_blob_frac * video.frames.shape[1] * video.frames.shape[2])))
     palette = sorted({colours.canonical(c) for c in [*colours.REFERENCES, *colours.ACHROMATIC]})
+    # a white, grey or black body's shading runs over the lightness names (lit grey reads silver or white)
+    margin = np.inf if colours.canonical(name) in colours.ACHROMATIC else name_margin
     seen: list[tuple[int, int]] = []  # (frame, largest blob px) where a blob of the colour shows
     for k in picks:
         lab = colours.rgb_to_lab(video.frames[int(k)].reshape(-1, 3))  # (H*W, 3), converted once per frame
         costs = colours.colour_costs_of_lab(lab, [name, *rivals])  # (H*W, 1 + rivals)
-        fits = (costs[:, 0] <= max_colour_cost) & (costs[:, 0] <= costs.min(axis=1))
+        every = colours.colour_costs_of_lab(lab, palette)  # (H*W, names)
+        fits = ((costs[:, 0] <= max_colour_cost) & (costs[:, 0] <= costs.min(axis=1))
+                & (costs[:, 0] <= every.min(axis=1) + margin))
         fits = fits.reshape(video.frames.shape[1:3]).astype(np.uint8)
         n, labels, stats, _ = cv2.connectedComponentsWithStats(fits, connectivity=8)
         big = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= min_px]
@@ -599,7 +608,6 @@ def absent_from_clip(op: MeasureOp, subject: SubjectSpec | None, video: VideoCon
             # it (within a quarter step of the nearest: a dark orange is as near brown as orange), better than the
             # missing one's (green next to a brown ball is no yellow body's, although of the colours the prompt
             # names yellow is the nearest to green)
-            every = colours.colour_costs_of_lab(lab, palette)
             best_rival = costs[:, 1:].min(axis=1)
             rival = ((best_rival <= max_colour_cost) & (best_rival < costs[:, 0])
                      & (best_rival <= every.min(axis=1) + 0.25)).reshape(fits.shape).astype(np.uint8)
