@@ -159,28 +159,54 @@ def _fit(t: np.ndarray, y: np.ndarray) -> np.ndarray | None:
     return np.polyfit(t, y, 2)
 
 
+def _bridged_runs(track: Track, max_gap: int, axis: int) -> list[tuple[int, int]]:
+    """The runs of observed frames (first, last index), joined where at most ``max_gap`` frames part them inside a
+    descent: the subject moves on toward the surface (+``axis``) over the last step before the gap and across it,
+    and comes back where its motion was taking it (within 1.5 radii plus half the distance its last step would
+    have carried it over the gap of the constant-velocity prediction: it may slow down, landing, in the gap). A
+    track that comes back elsewhere, or higher, has switched to another body: its runs stay apart."""
+    ok = observed(track)
+    c = track.centroid_px
+    r = radius(track)
+    out: list[tuple[int, int]] = []
+    for s, e in runs(ok):
+        if out and s - out[-1][1] - 1 <= max_gap and out[-1][1] > out[-1][0]:
+            last = out[-1][1]
+            step = c[last] - c[last - 1]
+            miss = float(np.linalg.norm(c[s] - (c[last] + step * (s - last))))
+            descending = step[axis] > 0.05 * r and c[s, axis] > c[last, axis]
+            if descending and miss <= 1.5 * r + 0.5 * float(np.linalg.norm(step)) * (s - last):
+                out[-1] = (out[-1][0], e)
+                continue
+        out.append((s, e))
+    return out
+
+
 @_per_track
 def floor_contacts(track: Track, *, min_drop_radii: float = 0.75, min_rebound_radii: float = 0.3,
-                   axis: int = 1) -> list[Contact]:
+                   axis: int = 1, max_gap: int = 1) -> list[Contact]:
     """Down->up reversals (bounces) and down->stop landings along ``axis`` (1: image y, the floor; 0: x,
-    a wall) over runs of observed frames."""
+    a wall) over runs of observed frames. Runs at most ``max_gap`` frames apart are read as one, the position
+    interpolated over the frames between (a ball merged with its shadow for a frame just before it lands is still
+    the ball coming down: its drop counts from where the descent began); a contact is only placed on an observed
+    frame."""
     r = radius(track)
     if not np.isfinite(r):
         return []
-    c = track.centroid_px[:, axis]
     t = track.times_s
     ok = observed(track)
     out: list[Contact] = []
-    for s, e in runs(ok):
+    for s, e in _bridged_runs(track, max_gap, axis):
         if e - s < 2:
             continue
-        y = c[s:e + 1]
+        seen = np.flatnonzero(ok[s:e + 1])
+        y = np.interp(np.arange(e - s + 1), seen, track.centroid_px[s + seen, axis])
         tt = t[s:e + 1]
         dy = np.diff(y)
         k = 1
         while k < len(y) - 1:
             # y must have been going down (increasing) into k and not going down after it
-            if dy[k - 1] > 0.05 * r and dy[k] <= 0.05 * r:
+            if dy[k - 1] > 0.05 * r and dy[k] <= 0.05 * r and ok[s + k]:
                 j0 = k - 1
                 while j0 > 0 and dy[j0 - 1] > 0:
                     j0 -= 1
@@ -197,7 +223,7 @@ def floor_contacts(track: Track, *, min_drop_radii: float = 0.75, min_rebound_ra
                         if np.any(np.abs(nxt - y[k]) > 0.5 * r):
                             k += 1
                             continue
-                    tc = float(tt[k])
+                    tc = None
                     pre = _fit(tt[max(j0, k - 4):k], y[max(j0, k - 4):k])
                     post = _fit(tt[k + 1:min(j1 + 1, k + 5)], y[k + 1:min(j1 + 1, k + 5)]) if kind == "bounce" else None
                     if pre is not None and post is not None:
@@ -207,13 +233,16 @@ def floor_contacts(track: Track, *, min_drop_radii: float = 0.75, min_rebound_ra
                         inside = [x for x in roots if lo <= x <= hi]
                         if inside:
                             tc = min(inside, key=lambda x: abs(x - tt[k]))
-                    elif pre is not None and kind == "land":
-                        # the parabola before reaches the resting row
+                    if tc is None and pre is not None:
+                        # the parabola before reaches the contact row (a landing; or a bounce too low to fit a
+                        # parabola after it: it met the floor when its fall did, not at the frame it turned)
                         roots = np.roots(pre - np.array([0, 0, y[k]]))
                         roots = [float(np.real(x)) for x in np.atleast_1d(roots) if abs(np.imag(x)) < 1e-9]
                         inside = [x for x in roots if float(tt[k - 1]) <= x <= float(tt[k])]
                         if inside:
                             tc = inside[0]
+                    if tc is None:
+                        tc = float(tt[k])
                     bottom = float(track.boxes_xyxy[s + k, 3 if axis == 1 else 2])
                     # rising just before the descent (a flat frame or two at the apex allowed)
                     before = dy[max(j0 - 3, 0):j0]

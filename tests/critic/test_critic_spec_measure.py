@@ -1205,3 +1205,52 @@ def test_a_box_that_snaps_a_pixel_does_not_end_a_rest():
     m = TrackMeasurer().run(op, OperationInputs(tracks={"ball": [paused_small_fall(0.7)]}), video)
     assert m.state == "contradicted", (m.measured, m.reason)
     assert (m.window.start_frame, m.window.end_frame) == (3, 16)
+
+
+def test_a_frame_lost_just_before_the_landing_does_not_hide_it():
+    """A ball (radius 5 px, 16 fps) falls from rest, is lost in the frame before it lands (merged with its shadow,
+    say), and rests from the next frame on. The fall is one descent across the lost frame: a landing, placed
+    where the fall meets the resting row (before the first resting frame), not at it. The same ball seen in every
+    frame lands at the same time. A track that comes back 8 radii to the side after the lost frame has switched to
+    another body resting there: no landing is read across the gap."""
+    from critic.specialists.kinematics import floor_contacts
+
+    t = 24
+    times = np.arange(t) / 16.0
+    g_px = 400.0  # px/s^2
+    y = np.minimum(40.0 + 0.5 * g_px * times ** 2, 140.0)  # reaches the floor row 140 at 0.707 s (frame 11.3)
+    xy = np.stack([np.full(t, 80.0), y], 1)
+
+    def track(lost: bool, switched: bool = False) -> Track:
+        visible = np.ones(t, bool)
+        if lost:
+            visible[11] = False
+        at = xy + np.where(np.arange(t)[:, None] >= 12, [40.0 * switched, 0.0], 0.0)
+        return Track(subject="ball", identity=0, boxes_xyxy=np.concatenate([at - 5, at + 5], 1), centroid_px=at,
+                     area_px=np.where(visible, np.pi * 25, 0.0), visible=visible, coasted=np.zeros(t, bool),
+                     touches_border=np.zeros(t, bool), times_s=times)
+
+    seen, lost = floor_contacts(track(False)), floor_contacts(track(True))
+    assert [c.kind for c in lost] == ["land"] and lost[0].drop_radii > 15, lost
+    assert lost[0].frame == 12 and times[11] < lost[0].time_s < times[12], lost
+    assert abs(lost[0].time_s - seen[0].time_s) < 1 / 16.0, (seen, lost)
+    assert floor_contacts(track(True, switched=True)) == []
+
+
+def test_a_lost_frame_is_bridged_only_inside_a_descent():
+    """A ball resting on the floor is lost for a frame and comes back a little higher, then dips and climbs (the
+    tracker swapping it with a neighbour): the lost frame is not inside a descent, so nothing is read across it -
+    no rise before the dip, which is no fall from an apex (a rebound far higher than such a fall would be energy
+    from nowhere)."""
+    from critic.specialists.kinematics import floor_contacts
+
+    y = np.array([125.8] * 4 + [125.8] + [122.4, 129.7, 126.1, 124.9, 114.9, 112.7, 112.7, 112.7])
+    t = len(y)
+    xy = np.stack([np.full(t, 66.0), y], 1)
+    visible = np.ones(t, bool)
+    visible[4] = False
+    tr = Track(subject="ball", identity=0, boxes_xyxy=np.concatenate([xy - 5, xy + 5], 1), centroid_px=xy,
+               area_px=np.where(visible, np.pi * 25, 0.0), visible=visible, coasted=np.zeros(t, bool),
+               touches_border=np.zeros(t, bool), times_s=np.arange(t) / 8.0)
+    contacts = floor_contacts(tr)
+    assert contacts and not any(c.from_apex for c in contacts), contacts
