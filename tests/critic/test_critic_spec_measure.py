@@ -1254,3 +1254,26 @@ def test_a_lost_frame_is_bridged_only_inside_a_descent():
                touches_border=np.zeros(t, bool), times_s=np.arange(t) / 8.0)
     contacts = floor_contacts(tr)
     assert contacts and not any(c.from_apex for c in contacts), contacts
+
+
+@pytest.mark.parametrize(("jitter_px", "state"), [(0.2, "contradicted"), (1.5, "unknown")])
+def test_an_upward_push_over_six_frames_counts_when_its_fit_is_firm(jitter_px, state):
+    """A can (radius 9 px, 10 fps) pushed up: over frames 0-5 it climbs faster and faster (a = -23 radii/s^2 of 9 px,
+    y down), then the clip's view of it ends. Six frames are one fewer than a fit is trusted over in general, but
+    a fit whose acceleration is many standard errors from zero is firm (the tracker jitters by a fifth of a pixel):
+    not falling (contradicted). With a pixel and a half of jitter on every other frame the same six frames are no
+    evidence either way (unknown)."""
+    t_count = 12
+    times = np.arange(t_count) / 10.0
+    y = 100.0 - 0.5 * 23.0 * 9.0 * times ** 2 - 5.0 * times
+    y[1::2] += jitter_px
+    visible = np.arange(t_count) <= 5
+    xy = np.stack([np.full(t_count, 60.0), y], 1)
+    tr = Track(subject="can", identity=0, boxes_xyxy=np.concatenate([xy - 9, xy + 9], 1), centroid_px=xy,
+               area_px=np.where(visible, np.pi * 81, 0.0), visible=visible, coasted=np.zeros(t_count, bool),
+               touches_border=np.zeros(t_count, bool), times_s=times,
+               meta={"binding": {"by": "color", "candidates": 1, "confident": True}})
+    video = context_from_arrays(np.zeros((t_count, 160, 120, 3), np.uint8), 10.0)
+    op = MeasureOp(id="m", subject="can", quantity="free_fall")
+    m = TrackMeasurer().run(op, OperationInputs(tracks={"can": [tr]}), video)
+    assert m.state == state, (m.measured, m.reason, m.values.get("segments"))

@@ -18,6 +18,8 @@ from critic.types import Measurement, MeasureOp, Track, VideoContext
 #: Below this downward acceleration (radii/s^2) a real fall would need a ball over ~0.5 m across at 9.81 m/s^2:
 #: the time base is more likely slowed than gravity weak.
 SLOW_MOTION_ACCEL_RADII = 20.0
+#: how many standard errors from zero an acceleration fitted over six frames must be to count
+MIN_ACCEL_T = 8.0
 
 
 def free_fall(op: MeasureOp, track: Track, other: Track | None, video: VideoContext, tol: Tolerances) -> Measurement:
@@ -50,6 +52,7 @@ def free_fall(op: MeasureOp, track: Track, other: Track | None, video: VideoCont
         # (landing, toppling onto a support, a catch), not an unsupported body accelerating upwards
         vy = float(np.median(np.diff(y) / np.diff(track.times_s[s:e + 1]))) / r
         segments.append({"frames": [s, e], "accel_radii_s2": a / r, "rms_radii": rms / r, "vy_radii_s": vy,
+                         "accel_se_radii_s2": _accel_standard_error(track.times_s[s:e + 1], rms) / r,
                          **_sideways(track, s, e, r)})
     values = {"segments": segments, "radius_px": r}
     if hovering:
@@ -83,8 +86,11 @@ def free_fall(op: MeasureOp, track: Track, other: Track | None, video: VideoCont
     airborne = flights[0]
     occurrences = {"airborne": flights}
     accels = np.array([s["accel_radii_s2"] for s in segments])
+    # an upward acceleration over seven frames or more; over six, only when its fit is firm (``MIN_ACCEL_T``
+    # standard errors from none: too few frames to tell a push from the tracker's jitter otherwise)
     bad = [s for s in segments if s["accel_radii_s2"] < -SLOW_MOTION_ACCEL_RADII and s["rms_radii"] < 0.25
-           and s["frames"][1] - s["frames"][0] >= 6 and s["vy_radii_s"] <= 0.0]
+           and s["vy_radii_s"] <= 0.0 and (s["frames"][1] - s["frames"][0] >= 6 or (
+               s["frames"][1] - s["frames"][0] == 5 and -s["accel_radii_s2"] >= MIN_ACCEL_T * s["accel_se_radii_s2"]))]
     if bad:
         s0 = bad[0]
         return measurement("contradicted", req, f"a = {s0['accel_radii_s2']:.1f} radii/s^2 (not downward) over "
@@ -105,6 +111,19 @@ def free_fall(op: MeasureOp, track: Track, other: Track | None, video: VideoCont
                 f"fit rms {max(s['rms_radii'] for s in segments):.2f} radii")
     return measurement("supported", req, measured, window=airborne, windows={"airborne": airborne},
                        occurrences=occurrences, reason="; ".join(notes), likely_slow_motion=bool(notes), **values)
+
+
+def _accel_standard_error(t: np.ndarray, rms: float) -> float:
+    """The standard error (px/s^2) of the acceleration of ``y0 + v0 t + (a/2) t^2`` fitted by least squares at the
+    times ``t`` (s) with residual rms ``rms`` px (the residual variance with the three fitted parameters taken out);
+    inf with fewer than four times."""
+    n = len(t)
+    if n < 4:
+        return float("inf")
+    tt = np.asarray(t, float) - float(t[0])
+    design = np.stack([np.ones(n), tt, 0.5 * tt * tt], axis=1)
+    sigma = rms * np.sqrt(n / (n - 3))
+    return float(sigma * np.sqrt(np.linalg.inv(design.T @ design)[2, 2]))
 
 
 def _sideways(track: Track, s: int, e: int, r: float) -> dict[str, float]:
