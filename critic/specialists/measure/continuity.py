@@ -554,8 +554,8 @@ def absent_from_clip(op: MeasureOp, subject: SubjectSpec | None, video: VideoCon
                      rim_px: int = 2, clear_cost: float = 0.35, clear_chroma: float = 30.0,
                      name_margin: float = 0.25) -> Measurement:
     """A named subject that no track found: is it in the clip at all? Only its colour name can say so without a
-    track: when no blob of at least ``min_blob_px`` pixels within ``max_colour_cost`` of the name (about one
-    colour-name step: a neighbouring hue still counts as the colour) shows in ``min_frames_seen`` of ``frames``
+    track: when no blob of at least ``min_blob_px`` pixels of the name (within ``max_colour_cost`` of it, about one
+    colour-name step, and about as near it as to any other name: below) shows in ``min_frames_seen`` of ``frames``
     frames spread over the clip, the subject is not there (window: the whole clip). A blob of that colour in that
     many frames - the object unfound by the tracker, or a wall or floor of its colour it could hide against - leaves
     it unknown, and so does a subject without a colour name or one the prompt names several of. A blob in one

@@ -86,11 +86,7 @@ def free_fall(op: MeasureOp, track: Track, other: Track | None, video: VideoCont
     airborne = flights[0]
     occurrences = {"airborne": flights}
     accels = np.array([s["accel_radii_s2"] for s in segments])
-    # an upward acceleration over seven frames or more; over six, only when its fit is firm (``MIN_ACCEL_T``
-    # standard errors from none: too few frames to tell a push from the tracker's jitter otherwise)
-    bad = [s for s in segments if s["accel_radii_s2"] < -SLOW_MOTION_ACCEL_RADII and s["rms_radii"] < 0.25
-           and s["vy_radii_s"] <= 0.0 and (s["frames"][1] - s["frames"][0] >= 6 or (
-               s["frames"][1] - s["frames"][0] == 5 and -s["accel_radii_s2"] >= MIN_ACCEL_T * s["accel_se_radii_s2"]))]
+    bad = [s for s in segments if _accelerates_up(s)]
     if bad:
         s0 = bad[0]
         return measurement("contradicted", req, f"a = {s0['accel_radii_s2']:.1f} radii/s^2 (not downward) over "
@@ -111,6 +107,18 @@ def free_fall(op: MeasureOp, track: Track, other: Track | None, video: VideoCont
                 f"fit rms {max(s['rms_radii'] for s in segments):.2f} radii")
     return measurement("supported", req, measured, window=airborne, windows={"airborne": airborne},
                        occurrences=occurrences, reason="; ".join(notes), likely_slow_motion=bool(notes), **values)
+
+
+def _accelerates_up(segment: dict) -> bool:
+    """Does a fitted airborne run (a ``segments`` entry of :func:`free_fall`) accelerate upward, which no fall
+    does: by more than ``SLOW_MOTION_ACCEL_RADII``, on a close fit (rms under a quarter radius), moving up or not
+    down (a descent braked by a contact slows down, too), over seven frames or more, or over six when the
+    acceleration is ``MIN_ACCEL_T`` standard errors or more from none (fewer frames cannot tell a push from the
+    tracker's jitter otherwise)."""
+    a, frames = segment["accel_radii_s2"], segment["frames"][1] - segment["frames"][0] + 1
+    if a >= -SLOW_MOTION_ACCEL_RADII or segment["rms_radii"] >= 0.25 or segment["vy_radii_s"] > 0.0:
+        return False
+    return frames >= 7 or (frames == 6 and -a >= MIN_ACCEL_T * segment["accel_se_radii_s2"])
 
 
 def _accel_standard_error(t: np.ndarray, rms: float) -> float:
