@@ -93,6 +93,18 @@ def channel_max_diff(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return cv2.max(cv2.max(r, g), bl)
 
 
+def opened_components(mask: np.ndarray) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+    """``cv2.connectedComponentsWithStats`` (8-connectivity) of a binary (H, W) uint8 mask that was opened with a
+    3x3 square: every blob then holds a whole 3x3 square, and two blobs' squares are four or more pixels apart,
+    so there are at most ``ceil(H / 4) * ceil(W / 4)`` of them. Under 65 535 (any frame up to about 1000 x 1000)
+    the labels fit in 16 bits, and OpenCV's Spaghetti labelling writes them about twice as fast as the default
+    32-bit call (the tracker labels every frame of the clip)."""
+    h, w = mask.shape
+    if -(-h // 4) * -(-w // 4) < 65535:
+        return cv2.connectedComponentsWithStatsWithAlgorithm(mask, 8, cv2.CV_16U, cv2.CCL_SPAGHETTI)
+    return cv2.connectedComponentsWithStats(mask, connectivity=8)
+
+
 @dataclass
 class Detections:
     """Blobs of one frame: ``centroids`` (N,2) px, ``boxes`` (N,4) xyxy px, ``areas`` (N,), ``rgb`` (N,3)
@@ -205,7 +217,7 @@ class BackgroundTracker:
         diff = channel_max_diff(frame, bg)
         _, mask = cv2.threshold(diff, thr, 1, cv2.THRESH_BINARY)
         mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-        n, labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        n, labels, stats, cents = opened_components(mask)
         min_area = max(self.min_area_px, self.min_area_frac * h * w)
         keep = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= min_area]
         if self.suppress_shadows and keep:
@@ -231,7 +243,7 @@ class BackgroundTracker:
         for lo, hi in COLOR_RANGES[color.lower()]:
             mask |= cv2.inRange(hsv, np.array(lo, np.uint8), np.array(hi, np.uint8))
         mask = cv2.morphologyEx((mask > 0).astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-        n, labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        n, labels, stats, cents = opened_components(mask)
         min_area = max(self.min_area_px, self.min_area_frac * h * w)
         keep = [i for i in range(1, n) if min_area <= stats[i, 4] <= max_area_frac * h * w
                 and stats[i, 4] >= 0.4 * stats[i, 2] * stats[i, 3]]

@@ -151,3 +151,30 @@ def test_a_lost_track_takes_up_a_blob_of_its_own_colour_only(later):
         assert spans == [(0, 9), (16, t_count - 1)], spans
     else:
         assert spans == [(0, t_count - 1)], spans
+
+
+def test_opened_components_are_the_default_labelling_in_sixteen_bits():
+    """The tracker's 16-bit labelling of an opened mask gives the same blobs, labels, stats and centroids as
+    OpenCV's default 32-bit call (densely packed 3x3 squares four pixels apart, the most an opened mask holds, and
+    random opened noise); a frame too large for 16-bit labels gets the default call."""
+    import cv2
+
+    from critic.specialists.tracking import opened_components
+
+    rng = np.random.default_rng(0)
+    packed = np.zeros((120, 160), np.uint8)
+    for y in range(0, 118, 4):
+        for x in range(0, 158, 4):
+            packed[y:y + 3, x:x + 3] = 1
+    noise = cv2.morphologyEx((rng.random((120, 160)) < 0.45).astype(np.uint8), cv2.MORPH_OPEN,
+                             np.ones((3, 3), np.uint8))
+    for mask in (packed, noise):
+        n, labels, stats, cents = opened_components(mask)
+        n0, labels0, stats0, cents0 = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        assert labels.dtype == np.uint16 and n == n0 > 1
+        assert np.array_equal(labels.astype(np.int32), labels0)
+        assert np.array_equal(stats, stats0) and np.allclose(cents, cents0)
+    assert opened_components(packed)[0] == 30 * 40 + 1  # every square its own blob
+    big = np.zeros((1100, 1100), np.uint8)
+    big[10:20, 10:20] = 1
+    assert opened_components(big)[1].dtype == np.int32
