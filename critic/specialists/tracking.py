@@ -474,9 +474,10 @@ def stitch(tracks: list[Track], subject: str, colors: dict[int, np.ndarray] | No
 
 
 def bind_subject(result: TrackingResult, subject: SubjectSpec, *, min_visible_frac: float = 0.05,
-                 plural: bool = False) -> list[Track]:
+                 plural: bool = False, max_gap: int = 12) -> list[Track]:
     """The tracks of a named subject (see module doc); possibly empty. ``plural``: the prompt names several
-    instances ("dominoes", "two balls"), so several moving candidates are expected, not ambiguous."""
+    instances ("dominoes", "two balls"), so several moving candidates are expected, not ambiguous. ``max_gap``:
+    the most frames two of its tracklets may lie apart to be stitched into one (:func:`stitch`)."""
     tracks = result.tracks
     if not tracks:
         return []
@@ -506,7 +507,7 @@ def bind_subject(result: TrackingResult, subject: SubjectSpec, *, min_visible_fr
             a, b = ordered[0].radius_px, ordered[1].radius_px
             size_margin = max(a, b) / max(min(a, b), 1e-6)
         cands = [ordered[0]]
-    stitched = stitch(cands, subject.name, result.colors_rgb)
+    stitched = stitch(cands, subject.name, result.colors_rgb, max_gap=max_gap)
     binding = binding_evidence(by, len(stitched), size_margin, plural=plural or (subject.count or 0) > 1)
     return [_with_meta(tr, binding=binding) for tr in stitched]
 
@@ -586,7 +587,7 @@ class BackgroundGrounder:
     reused for every subject of the same clip (keyed by the clip's sha256)."""
 
     name = "background"
-    version = "8"
+    version = "9"
 
     def __init__(self, tracker: BackgroundTracker | None = None, min_visible_frac: float = 0.05,
                  weights: grounding.Weights | None = None, max_gap_s: float = 0.75, **tracker_kwargs: Any):
@@ -628,6 +629,11 @@ class BackgroundGrounder:
             self._cache[video.sha256] = self.tracker.track(video.frames, video.times_s)
         return self._cache[video.sha256]
 
+    def max_gap_frames(self, video: VideoContext) -> int:
+        """The most frames two tracklets may lie apart and be one body: ``max_gap_s`` at the clip's rate, or 12
+        frames, whichever is more (a ball unseen for 14 frames at 24 fps has vanished for 0.58 s, not for long)."""
+        return max(12, int(round(self.max_gap_s * video.fps)))
+
     def identities(self, video: VideoContext) -> list[grounding.Candidate]:
         """The clip's identities as grounding candidates: tracklets seen in enough frames, stitched where one
         follows another in time and looks alike (an object lost for a few frames is one identity)."""
@@ -636,7 +642,7 @@ class BackgroundGrounder:
             result = self.track_all(video)
             t_count = video.num_frames
             seen = [tr for tr in result.tracks if tr.visible.sum() >= max(3, self.min_visible_frac * t_count)]
-            chains = stitch(seen, "", result.colors_rgb, max_gap=max(12, int(round(self.max_gap_s * video.fps))))
+            chains = stitch(seen, "", result.colors_rgb, max_gap=self.max_gap_frames(video))
             by_id = {tr.identity: tr for tr in seen}
             cands = []
             for tr in chains:
@@ -664,7 +670,8 @@ class BackgroundGrounder:
         named = bool(subject.color and subject.color.lower() in COLOR_RANGES)
         if named and not tracks:
             # a named object that never moves is part of the background: find it by its colour
-            tracks = bind_subject(self._color_tracking(video, subject.color), subject, plural=plural)
+            tracks = bind_subject(self._color_tracking(video, subject.color), subject, plural=plural,
+                                  max_gap=self.max_gap_frames(video))
             if not plural and len(tracks) > 1:
                 tracks = [_one_of_colour(tracks, subject)]
         elif named:

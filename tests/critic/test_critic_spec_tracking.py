@@ -178,3 +178,33 @@ def test_opened_components_are_the_default_labelling_in_sixteen_bits():
     big = np.zeros((1100, 1100), np.uint8)
     big[10:20, 10:20] = 1
     assert opened_components(big)[1].dtype == np.int32
+
+
+def test_a_body_found_by_colour_alone_is_stitched_over_the_grounders_gap_in_seconds():
+    """A red ball that never moves, found by its colour alone, lost for 15 frames at 24 fps (0.6 s): two tracklets.
+    Stitched over the grounder's gap (0.75 s, 18 frames at 24 fps) they are one track; over 12 frames, the old
+    fixed gap of this path, two."""
+    from critic.specialists.tracking import TrackingResult
+    from critic.types import Track
+    from critic.video import context_from_arrays
+
+    t, fps = 48, 24.0
+    times = np.arange(t) / fps
+
+    def tracklet(identity: int, frames: range) -> Track:
+        seen = np.zeros(t, bool)
+        seen[list(frames)] = True
+        xy = np.where(seen[:, None], [[40.0, 30.0]], np.nan)
+        boxes = np.where(seen[:, None], [[35.0, 25.0, 45.0, 35.0]], np.nan)
+        return Track(subject="", identity=identity, boxes_xyxy=boxes, centroid_px=xy,
+                     area_px=np.where(seen, 78.5, 0.0), visible=seen, coasted=np.zeros(t, bool),
+                     touches_border=np.zeros(t, bool), times_s=times)
+
+    result = TrackingResult(tracks=[tracklet(0, range(0, 15)), tracklet(1, range(30, 48))],
+                            colors_rgb={0: np.array([210.0, 30.0, 30.0]), 1: np.array([210.0, 30.0, 30.0])},
+                            background=np.zeros((60, 80, 3), np.uint8), threshold=20.0)
+    ball = SubjectSpec(name="ball", noun="ball", color="red")
+    gap = BackgroundGrounder().max_gap_frames(context_from_arrays(np.zeros((t, 60, 80, 3), np.uint8), fps))
+    assert gap == 18
+    assert len(bind_subject(result, ball, max_gap=gap)) == 1
+    assert len(bind_subject(result, ball)) == 2
