@@ -159,15 +159,14 @@ def _fit(t: np.ndarray, y: np.ndarray) -> np.ndarray | None:
     return np.polyfit(t, y, 2)
 
 
-def _bridged_runs(track: Track, max_gap: int, axis: int) -> list[tuple[int, int]]:
+def _bridged_runs(track: Track, ok: np.ndarray, r: float, max_gap: int, axis: int) -> list[tuple[int, int]]:
     """The runs of observed frames (first, last index), joined where at most ``max_gap`` frames part them inside a
     descent: the subject moves on toward the surface (+``axis``) over the last step before the gap and across it,
     and comes back where its motion was taking it (within 1.5 radii plus half the distance its last step would
     have carried it over the gap of the constant-velocity prediction: it may slow down, landing, in the gap). A
-    track that comes back elsewhere, or higher, has switched to another body: its runs stay apart."""
-    ok = observed(track)
+    track that comes back elsewhere, or higher, has switched to another body: its runs stay apart. ``ok``: the
+    track's observed frames; ``r``: its radius (px)."""
     c = track.centroid_px
-    r = radius(track)
     out: list[tuple[int, int]] = []
     for s, e in runs(ok):
         if out and s - out[-1][1] - 1 <= max_gap and out[-1][1] > out[-1][0]:
@@ -196,7 +195,7 @@ def floor_contacts(track: Track, *, min_drop_radii: float = 0.75, min_rebound_ra
     t = track.times_s
     ok = observed(track)
     out: list[Contact] = []
-    for s, e in _bridged_runs(track, max_gap, axis):
+    for s, e in _bridged_runs(track, ok, r, max_gap, axis):
         if e - s < 2:
             continue
         seen = np.flatnonzero(ok[s:e + 1])

@@ -597,9 +597,11 @@ def absent_from_clip(op: MeasureOp, subject: SubjectSpec | None, video: VideoCon
     for k in picks:
         lab = colours.rgb_to_lab(video.frames[int(k)].reshape(-1, 3))  # (H*W, 3), converted once per frame
         costs = colours.colour_costs_of_lab(lab, [name, *rivals])  # (H*W, 1 + rivals)
-        every = colours.colour_costs_of_lab(lab, palette)  # (H*W, names)
-        fits = ((costs[:, 0] <= max_colour_cost) & (costs[:, 0] <= costs.min(axis=1))
-                & (costs[:, 0] <= every.min(axis=1) + margin))
+        fits = (costs[:, 0] <= max_colour_cost) & (costs[:, 0] <= costs.min(axis=1))
+        # the nearest of all names to each pixel: only the nearest-name rule and the prompt's rivals need it
+        nearest = colours.colour_costs_of_lab(lab, palette).min(axis=1) if rivals or np.isfinite(margin) else None
+        if np.isfinite(margin):
+            fits &= costs[:, 0] <= nearest + margin
         fits = fits.reshape(video.frames.shape[1:3]).astype(np.uint8)
         n, labels, stats, _ = cv2.connectedComponentsWithStats(fits, connectivity=8)
         big = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= min_px]
@@ -610,7 +612,7 @@ def absent_from_clip(op: MeasureOp, subject: SubjectSpec | None, video: VideoCon
             # names yellow is the nearest to green)
             best_rival = costs[:, 1:].min(axis=1)
             rival = ((best_rival <= max_colour_cost) & (best_rival < costs[:, 0])
-                     & (best_rival <= every.min(axis=1) + 0.25)).reshape(fits.shape).astype(np.uint8)
+                     & (best_rival <= nearest + name_margin)).reshape(fits.shape).astype(np.uint8)
             # ... and only a body with an interior (three pixels thick) has a rim: a few pixels of a shaded small body
             # that fall to a neighbouring hue are its own
             _, rival_labels = cv2.connectedComponents(rival, connectivity=8)
