@@ -1277,3 +1277,50 @@ def test_an_upward_push_over_six_frames_counts_when_its_fit_is_firm(jitter_px, s
     op = MeasureOp(id="m", subject="can", quantity="free_fall")
     m = TrackMeasurer().run(op, OperationInputs(tracks={"can": [tr]}), video)
     assert m.state == state, (m.measured, m.reason, m.values.get("segments"))
+
+
+def _flight_track(y_px: np.ndarray, fps: float = 10.0, radius_px: float = 5.0) -> Track:
+    """A firmly bound ball seen in every frame, moving right at 40 px/s with its centre at rows ``y_px`` (y down)."""
+    t = len(y_px)
+    time_s = np.arange(t) / fps
+    xy = np.stack([20.0 + 40.0 * time_s, y_px], 1)
+    return Track(subject="ball", identity=0, boxes_xyxy=np.concatenate([xy - radius_px, xy + radius_px], 1),
+                 centroid_px=xy, area_px=np.full(t, np.pi * radius_px ** 2), visible=np.ones(t, bool),
+                 coasted=np.zeros(t, bool), touches_border=np.zeros(t, bool), times_s=time_s,
+                 meta={"binding": {"by": "color", "candidates": 1, "confident": True}})
+
+
+@pytest.mark.parametrize("accel_px_s2, state", [(-300.0, "contradicted"), (300.0, "supported")])
+def test_a_flight_that_speeds_up_upward_is_unsupported_whatever_the_prompt_calls_it(accel_px_s2, state):
+    """The implicit support check reads every airborne run, not only the claimed falls: a ball in flight whose
+    height bends upward (60 radii/s^2, rising faster and faster, with nothing touching it) is held up by nothing;
+    the same flight under gravity (bending downward: a throw's arc) is supported."""
+    time_s = np.arange(12) / 10.0
+    y = 150.0 - 80.0 * time_s + 0.5 * accel_px_s2 * time_s ** 2  # px, y down
+    video = context_from_arrays(np.zeros((12, 200, 160, 3), np.uint8), 10.0)
+    m = TrackMeasurer().run(MeasureOp(id="m", subject="ball", quantity="support"),
+                            OperationInputs(tracks={"ball": [_flight_track(y)]}), video)
+    assert m.state == state, (m.measured, m.reason)
+    if state == "contradicted":
+        assert "accelerates upward" in m.measured and m.window.start_frame <= 1 and m.window.end_frame >= 10
+
+
+@pytest.mark.parametrize("hold", [0, 5])
+def test_a_fall_frozen_in_mid_air_and_resumed_breaks_continuity(hold):
+    """A ball falling faster and faster (80 radii/s^2) that stops dead for ``hold`` frames and then falls on from
+    where it was, at the speed it had: frozen in time, although its speed before the stop was not steady (gravity
+    speeds a fall up; only braking tells a real stop). Without the hold the same fall is continuous."""
+    fps, g = 10.0, 400.0  # px/s^2, y down
+    fall_t = np.concatenate([np.arange(6), np.full(hold, 5), np.arange(6, 13)]) / fps
+    y = 20.0 + 0.5 * g * fall_t ** 2
+    tr = _flight_track(y, fps)
+    tr = dataclasses.replace(tr, centroid_px=np.stack([np.full(len(y), 80.0), y], 1),
+                             boxes_xyxy=np.stack([np.full(len(y), 75.0), y - 5, np.full(len(y), 85.0), y + 5], 1))
+    video = context_from_arrays(np.zeros((len(y), 400, 160, 3), np.uint8), fps)
+    m = TrackMeasurer().run(MeasureOp(id="m", subject="ball", quantity="continuity"),
+                            OperationInputs(tracks={"ball": [tr]}), video)
+    if hold:
+        assert m.state == "contradicted" and "stops dead" in m.measured, (m.measured, m.reason)
+        assert m.window.start_frame <= 6 and m.window.end_frame >= 5 + hold - 1
+    else:
+        assert m.state == "supported", (m.measured, m.reason)

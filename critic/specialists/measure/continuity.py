@@ -125,11 +125,13 @@ def _moves_across(track: Track, cut: MissingFrames, ok: np.ndarray, min_pixels: 
 
 
 def _freezes(track: Track, r: float) -> list[tuple[int, int, float, float]]:
-    """Short stationary runs (under 0.8 s) entered and left at a steady speed the same way: moving at over 4
-    radii/s at one velocity over the four frames before the stop (over the frames there are, down to one, when the
-    stop comes in the clip's first frames) and at a similar velocity (within x1.4, within 30 degrees) over the four
-    frames after it. A body brakes over several frames and needs a push to move again; one
-    that stops dead and carries on as before has been frozen in time (held frames).
+    """Short stationary runs (under 0.8 s) entered and left at speed the same way: moving at over 4 radii/s and not
+    slowing down (steady, or speeding up as a falling body does) over the four frames before the stop (over the
+    frames there are, down to one, when the stop comes in the clip's first frames), and over the four frames after
+    it again not slowing down, at about the velocity it would have reached had it not stopped (within x1.4, within
+    30 degrees of the velocity before carried on at the acceleration before, over the time it moved). A body brakes
+    over several frames and needs a push to move again; one that stops dead and carries on as before has been
+    frozen in time (held frames).
     -> (first, last frame, speed before, speed after) radii/s."""
     c = track.centroid_px
     t = track.times_s
@@ -143,6 +145,13 @@ def _freezes(track: Track, r: float) -> list[tuple[int, int, float, float]]:
         return (min(nu, nv) >= 4.0 and max(nu, nv) <= 1.4 * min(nu, nv)
                 and float(np.dot(u, v)) / (nu * nv) >= np.cos(np.radians(30)))
 
+    def not_slowing(early: np.ndarray, late: np.ndarray) -> bool:
+        """The same way, at over 4 radii/s, and not braking: ``late`` as fast as ``early`` or faster (gravity
+        speeds a falling body up; what stops dead from there was frozen, not braked)."""
+        ne, nl = float(np.linalg.norm(early)), float(np.linalg.norm(late))
+        return (min(ne, nl) >= 4.0 and nl * 1.4 >= ne
+                and float(np.dot(early, late)) / (ne * nl) >= np.cos(np.radians(30)))
+
     out = []
     for s, e in stationary_runs(track):
         lead = min(s, 4)  # a stop in the clip's first frames has fewer frames before it to show the velocity
@@ -150,9 +159,18 @@ def _freezes(track: Track, r: float) -> list[tuple[int, int, float, float]]:
                 or t[e] - t[s] > 0.8:
             continue
         before = vel(s - min(lead, 2), s)
-        steady_before = lead < 4 or alike(before, vel(s - 4, s - 2))
         after, after_late = vel(e, e + 2), vel(e + 2, e + 4)
-        if steady_before and alike(after, after_late) and alike(before, after):
+        # the velocity it would have after the stop, had it carried on as before: with its acceleration over the
+        # frames before (read from the steps before the last, when there are four frames), over the time it moves
+        # between the middles of the steps before and after the stop (the stop itself takes none)
+        expected = before
+        if lead >= 4:
+            earlier = vel(s - 4, s - 2)
+            if not not_slowing(earlier, before):
+                continue
+            accel = (before - earlier) / (0.5 * (t[s] - t[s - 4]))
+            expected = before + accel * (0.5 * (t[s] - t[s - 2]) + 0.5 * (t[e + 2] - t[e]))
+        if not_slowing(after, after_late) and alike(expected, after):
             out.append((s, e, float(np.linalg.norm(before)), float(np.linalg.norm(after))))
     return out
 

@@ -1,7 +1,8 @@
 """Free fall and support: an unsupported body accelerates downward; a body rests only where something holds it.
 
 ``free_fall`` fits a parabola to each airborne run of the height (radii, y down) and reads its acceleration;
-``support`` looks for stationary runs in mid-air, well above a level the subject had already landed on.
+``support`` looks for stationary runs in mid-air, well above a level the subject had already landed on, for rises
+from rest with nothing launching them, and for airborne runs (the same fits) that speed up upward.
 """
 
 from __future__ import annotations
@@ -32,28 +33,10 @@ def free_fall(op: MeasureOp, track: Track, other: Track | None, video: VideoCont
     req = "while airborne: downward acceleration > 0, near-constant (parabolic height)"
     contacts = floor_contacts(track)
     ok = observed(track)
-    cut = np.zeros(len(ok), bool)
-    for c in contacts:
-        cut[max(c.frame - 1, 0):c.frame + 2] = True
-    for s, e in stationary_runs(track):
-        cut[s:e + 1] = True
+    segments, cut = _airborne_segments(track, contacts, r)
     floor = floor_row_of(track)
-    segments = []
     hovering = [] if video.sanity.likely_slow_motion else sorted(
         _hover_runs(track, contacts, floor, tol.hover_radii) + _pauses_in_fall(track, r))
-    for s, e in runs(ok & ~cut):
-        if e - s + 1 < 5:
-            continue
-        y = track.centroid_px[s:e + 1, 1]
-        if (y.max() - y.min()) / r < 1.0:
-            continue
-        a, rms = parabola_fit(track.times_s[s:e + 1], y)
-        # median vertical velocity (radii/s, y down): a descent that slows down is braked by a contact
-        # (landing, toppling onto a support, a catch), not an unsupported body accelerating upwards
-        vy = float(np.median(np.diff(y) / np.diff(track.times_s[s:e + 1]))) / r
-        segments.append({"frames": [s, e], "accel_radii_s2": a / r, "rms_radii": rms / r, "vy_radii_s": vy,
-                         "accel_se_radii_s2": _accel_standard_error(track.times_s[s:e + 1], rms) / r,
-                         **_sideways(track, s, e, r)})
     values = {"segments": segments, "radius_px": r}
     if hovering:
         s, e = hovering[0]
@@ -107,6 +90,35 @@ def free_fall(op: MeasureOp, track: Track, other: Track | None, video: VideoCont
                 f"fit rms {max(s['rms_radii'] for s in segments):.2f} radii")
     return measurement("supported", req, measured, window=airborne, windows={"airborne": airborne},
                        occurrences=occurrences, reason="; ".join(notes), likely_slow_motion=bool(notes), **values)
+
+
+def _airborne_segments(track: Track, contacts: list[Contact], r: float) -> tuple[list[dict], np.ndarray]:
+    """The airborne runs of ``track`` that :func:`free_fall` fits: observed frames away from its floor ``contacts``
+    (a frame either side) and its stationary runs, five frames or more, moving 1 radius or more up or down. ->
+    (one dict per run: ``frames`` [first, last], the parabola's ``accel_radii_s2`` (y down) and ``rms_radii``, its
+    standard error ``accel_se_radii_s2``, the median vertical velocity ``vy_radii_s`` and :func:`_sideways`;
+    (T,) bool of the frames cut out)."""
+    ok = observed(track)
+    cut = np.zeros(len(ok), bool)
+    for c in contacts:
+        cut[max(c.frame - 1, 0):c.frame + 2] = True
+    for s, e in stationary_runs(track):
+        cut[s:e + 1] = True
+    segments = []
+    for s, e in runs(ok & ~cut):
+        if e - s + 1 < 5:
+            continue
+        y = track.centroid_px[s:e + 1, 1]
+        if (y.max() - y.min()) / r < 1.0:
+            continue
+        a, rms = parabola_fit(track.times_s[s:e + 1], y)
+        # median vertical velocity (radii/s, y down): a descent that slows down is braked by a contact
+        # (landing, toppling onto a support, a catch), not an unsupported body accelerating upwards
+        vy = float(np.median(np.diff(y) / np.diff(track.times_s[s:e + 1]))) / r
+        segments.append({"frames": [s, e], "accel_radii_s2": a / r, "rms_radii": rms / r, "vy_radii_s": vy,
+                         "accel_se_radii_s2": _accel_standard_error(track.times_s[s:e + 1], rms) / r,
+                         **_sideways(track, s, e, r)})
+    return segments, cut
 
 
 def _accelerates_up(segment: dict) -> bool:
@@ -396,7 +408,8 @@ def _hover_runs(track: Track, contacts: list[Contact], floor: float | None,
 
 
 def support(op: MeasureOp, track: Track, other: Track | None, video: VideoContext, tol: Tolerances) -> Measurement:
-    """At rest only when supported: no stationary run in mid-air above a level it had landed on."""
+    """At rest only when supported: no stationary run in mid-air above a level it had landed on, no pause in a
+    flight, no rise from rest with nothing launching it, and no airborne run that accelerates upward."""
     req = "at rest only when supported (no hovering without contact)"
     if video.sanity.likely_slow_motion:
         return unknown("likely slow motion: a slowed apex looks like a pause, so hovering is not judged",
@@ -422,6 +435,15 @@ def support(op: MeasureOp, track: Track, other: Track | None, video: VideoContex
     if rises:
         s, e, what = rises[0]
         return measurement("contradicted", req, what, window=video.window(s, e), stationary_runs=still)
+    # in flight, whatever the prompt says of it (thrown, flying, bouncing): nothing holds a body up that speeds up
+    # upward with no contact (the free-fall check's own test, on every airborne run of the subject)
+    pushed_up = [seg for seg in _airborne_segments(track, contacts, r)[0] if _accelerates_up(seg)]
+    if pushed_up:
+        seg = pushed_up[0]
+        s, e = seg["frames"]
+        return measurement("contradicted", req, f"in flight with nothing holding it, it accelerates upward: a = "
+                           f"{-seg['accel_radii_s2']:.1f} radii/s^2 up over frames {s}-{e}",
+                           window=video.window(s, e), stationary_runs=still)
     if hov:
         s, e = hov[0]
         height = _height_above(track, s, e, contacts, floor_row_of(track))
