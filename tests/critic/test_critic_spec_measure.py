@@ -1279,17 +1279,6 @@ def test_an_upward_push_over_six_frames_counts_when_its_fit_is_firm(jitter_px, s
     assert m.state == state, (m.measured, m.reason, m.values.get("segments"))
 
 
-def _flight_track(y_px: np.ndarray, fps: float = 10.0, radius_px: float = 5.0) -> Track:
-    """A firmly bound ball seen in every frame, moving right at 40 px/s with its centre at rows ``y_px`` (y down)."""
-    t = len(y_px)
-    time_s = np.arange(t) / fps
-    xy = np.stack([20.0 + 40.0 * time_s, y_px], 1)
-    return Track(subject="ball", identity=0, boxes_xyxy=np.concatenate([xy - radius_px, xy + radius_px], 1),
-                 centroid_px=xy, area_px=np.full(t, np.pi * radius_px ** 2), visible=np.ones(t, bool),
-                 coasted=np.zeros(t, bool), touches_border=np.zeros(t, bool), times_s=time_s,
-                 meta={"binding": {"by": "color", "candidates": 1, "confident": True}})
-
-
 @pytest.mark.parametrize("accel_px_s2, state", [(-300.0, "contradicted"), (300.0, "supported")])
 def test_a_flight_that_speeds_up_upward_is_unsupported_whatever_the_prompt_calls_it(accel_px_s2, state):
     """The implicit support check reads every airborne run, not only the claimed falls: a ball in flight whose
@@ -1298,8 +1287,9 @@ def test_a_flight_that_speeds_up_upward_is_unsupported_whatever_the_prompt_calls
     time_s = np.arange(12) / 10.0
     y = 150.0 - 80.0 * time_s + 0.5 * accel_px_s2 * time_s ** 2  # px, y down
     video = context_from_arrays(np.zeros((12, 200, 160, 3), np.uint8), 10.0)
+    flight = _centred_track(np.stack([20.0 + 40.0 * time_s, y], 1), 5.0)
     m = TrackMeasurer().run(MeasureOp(id="m", subject="ball", quantity="support"),
-                            OperationInputs(tracks={"ball": [_flight_track(y)]}), video)
+                            OperationInputs(tracks={"ball": [flight]}), video)
     assert m.state == state, (m.measured, m.reason)
     if state == "contradicted":
         assert "accelerates upward" in m.measured and m.window.start_frame <= 1 and m.window.end_frame >= 10
@@ -1310,13 +1300,11 @@ def test_a_fall_frozen_in_mid_air_and_resumed_breaks_continuity(hold):
     """A ball falling faster and faster (80 radii/s^2) that stops dead for ``hold`` frames and then falls on from
     where it was, at the speed it had: frozen in time, although its speed before the stop was not steady (gravity
     speeds a fall up; only braking tells a real stop). Without the hold the same fall is continuous."""
-    fps, g = 10.0, 400.0  # px/s^2, y down
-    fall_t = np.concatenate([np.arange(6), np.full(hold, 5), np.arange(6, 13)]) / fps
+    g = 400.0  # px/s^2, y down; 10 frames/s as _centred_track
+    fall_t = np.concatenate([np.arange(6), np.full(hold, 5), np.arange(6, 13)]) / 10.0
     y = 20.0 + 0.5 * g * fall_t ** 2
-    tr = _flight_track(y, fps)
-    tr = dataclasses.replace(tr, centroid_px=np.stack([np.full(len(y), 80.0), y], 1),
-                             boxes_xyxy=np.stack([np.full(len(y), 75.0), y - 5, np.full(len(y), 85.0), y + 5], 1))
-    video = context_from_arrays(np.zeros((len(y), 400, 160, 3), np.uint8), fps)
+    tr = _centred_track(np.stack([np.full(len(y), 80.0), y], 1), 5.0)
+    video = context_from_arrays(np.zeros((len(y), 400, 160, 3), np.uint8), 10.0)
     m = TrackMeasurer().run(MeasureOp(id="m", subject="ball", quantity="continuity"),
                             OperationInputs(tracks={"ball": [tr]}), video)
     if hold:

@@ -140,17 +140,19 @@ def _freezes(track: Track, r: float) -> list[tuple[int, int, float, float]]:
     def vel(a: int, b: int) -> np.ndarray:
         return (c[b] - c[a]) / (t[b] - t[a]) / r
 
-    def alike(u: np.ndarray, v: np.ndarray) -> bool:
+    def same_way(u: np.ndarray, v: np.ndarray, slower: float, faster: float) -> bool:
+        """Both over 4 radii/s, within 30 degrees, and ``v`` at least 1/``slower`` and at most ``faster`` times
+        as fast as ``u``."""
         nu, nv = float(np.linalg.norm(u)), float(np.linalg.norm(v))
-        return (min(nu, nv) >= 4.0 and max(nu, nv) <= 1.4 * min(nu, nv)
+        return (min(nu, nv) >= 4.0 and nu <= slower * nv and nv <= faster * nu
                 and float(np.dot(u, v)) / (nu * nv) >= np.cos(np.radians(30)))
 
+    def alike(u: np.ndarray, v: np.ndarray) -> bool:
+        return same_way(u, v, 1.4, 1.4)
+
     def not_slowing(early: np.ndarray, late: np.ndarray) -> bool:
-        """The same way, at over 4 radii/s, and not braking: ``late`` as fast as ``early`` or faster (gravity
-        speeds a falling body up; what stops dead from there was frozen, not braked)."""
-        ne, nl = float(np.linalg.norm(early)), float(np.linalg.norm(late))
-        return (min(ne, nl) >= 4.0 and nl * 1.4 >= ne
-                and float(np.dot(early, late)) / (ne * nl) >= np.cos(np.radians(30)))
+        # not braking: gravity speeds a falling body up, and what stops dead from there was frozen, not braked
+        return same_way(early, late, 1.4, np.inf)
 
     out = []
     for s, e in stationary_runs(track):

@@ -33,7 +33,7 @@ def free_fall(op: MeasureOp, track: Track, other: Track | None, video: VideoCont
     req = "while airborne: downward acceleration > 0, near-constant (parabolic height)"
     contacts = floor_contacts(track)
     ok = observed(track)
-    segments, cut = _airborne_segments(track, contacts, r)
+    segments, cut = _airborne_segments(track, contacts, stationary_runs(track), r)
     floor = floor_row_of(track)
     hovering = [] if video.sanity.likely_slow_motion else sorted(
         _hover_runs(track, contacts, floor, tol.hover_radii) + _pauses_in_fall(track, r))
@@ -92,9 +92,11 @@ def free_fall(op: MeasureOp, track: Track, other: Track | None, video: VideoCont
                        occurrences=occurrences, reason="; ".join(notes), likely_slow_motion=bool(notes), **values)
 
 
-def _airborne_segments(track: Track, contacts: list[Contact], r: float) -> tuple[list[dict], np.ndarray]:
+def _airborne_segments(track: Track, contacts: list[Contact], rests: list[tuple[int, int]], r: float
+                       ) -> tuple[list[dict], np.ndarray]:
     """The airborne runs of ``track`` that :func:`free_fall` fits: observed frames away from its floor ``contacts``
-    (a frame either side) and its stationary runs, five frames or more, moving 1 radius or more up or down. ->
+    (a frame either side) and its stationary runs ``rests``, five frames or more, moving 1 radius or more up or
+    down. ->
     (one dict per run: ``frames`` [first, last], the parabola's ``accel_radii_s2`` (y down) and ``rms_radii``, its
     standard error ``accel_se_radii_s2``, the median vertical velocity ``vy_radii_s`` and :func:`_sideways`;
     (T,) bool of the frames cut out)."""
@@ -102,7 +104,7 @@ def _airborne_segments(track: Track, contacts: list[Contact], r: float) -> tuple
     cut = np.zeros(len(ok), bool)
     for c in contacts:
         cut[max(c.frame - 1, 0):c.frame + 2] = True
-    for s, e in stationary_runs(track):
+    for s, e in rests:
         cut[s:e + 1] = True
     segments = []
     for s, e in runs(ok & ~cut):
@@ -437,7 +439,7 @@ def support(op: MeasureOp, track: Track, other: Track | None, video: VideoContex
         return measurement("contradicted", req, what, window=video.window(s, e), stationary_runs=still)
     # in flight, whatever the prompt says of it (thrown, flying, bouncing): nothing holds a body up that speeds up
     # upward with no contact (the free-fall check's own test, on every airborne run of the subject)
-    pushed_up = [seg for seg in _airborne_segments(track, contacts, r)[0] if _accelerates_up(seg)]
+    pushed_up = [seg for seg in _airborne_segments(track, contacts, still, r)[0] if _accelerates_up(seg)]
     if pushed_up:
         seg = pushed_up[0]
         s, e = seg["frames"]
