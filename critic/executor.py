@@ -55,7 +55,7 @@ class OperationCache:
     records is the key asked for and, for tracks, the arrays are the ones it describes; anything else (a corrupt,
     foreign or stale file) is a miss and the operation runs again."""
 
-    FORMAT = 1
+    FORMAT = 2
 
     def __init__(self, directory: str | os.PathLike | None = None):
         self.directory = Path(directory) if directory else None
@@ -84,12 +84,17 @@ class OperationCache:
                                                         "measurement": value.model_dump(mode="json")})
             return
         arrays = {f"t{i}_{name}": getattr(t, name) for i, t in enumerate(value) for name in _TRACK_ARRAYS}
+        arrays.update({f"t{i}r{j}_{name}": getattr(r, name) for i, t in enumerate(value)
+                       for j, r in enumerate(t.rivals) for name in _TRACK_ARRAYS})
         npz = self.directory / f"{key}.npz"
         save_npz(npz, **arrays)
+
+        def described(t: Track) -> dict[str, Any]:
+            return {"subject": t.subject, "identity": int(t.identity), "backend": t.backend, "meta": t.meta}
+
         write_json(self.directory / f"{key}.json", {
             "format": self.FORMAT, "key": key, "kind": "tracks", "npz_sha256": sha256_file(npz),
-            "tracks": [{"subject": t.subject, "identity": int(t.identity), "backend": t.backend, "meta": t.meta}
-                       for t in value]})
+            "tracks": [{**described(t), "rivals": [described(r) for r in t.rivals]} for t in value]})
 
     def _read(self, key: str) -> Measurement | list[Track]:
         data = read_json(self.directory / f"{key}.json")
@@ -101,8 +106,12 @@ class OperationCache:
         if sha256_file(npz) != data["npz_sha256"]:
             raise ValueError("the track arrays are not the ones the entry describes")
         arrays = load_npz(npz)
-        return [Track(subject=t["subject"], identity=int(t["identity"]), backend=t["backend"], meta=t["meta"],
-                      **{name: arrays[f"t{i}_{name}"] for name in _TRACK_ARRAYS})
+
+        def built(t: dict[str, Any], prefix: str, rivals: tuple[Track, ...] = ()) -> Track:
+            return Track(subject=t["subject"], identity=int(t["identity"]), backend=t["backend"], meta=t["meta"],
+                         rivals=rivals, **{name: arrays[f"{prefix}_{name}"] for name in _TRACK_ARRAYS})
+
+        return [built(t, f"t{i}", tuple(built(r, f"t{i}r{j}") for j, r in enumerate(t["rivals"])))
                 for i, t in enumerate(data["tracks"])]
 
 

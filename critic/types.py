@@ -118,6 +118,10 @@ class Track:
     * ``coasted`` (T,) bool: position predicted through an occlusion/merge, not observed.
     * ``touches_border`` (T,) bool: the mask touches the image border (leaving the frame, not vanishing).
     * ``times_s`` (T,) frame times from the container.
+
+    ``rivals``: other tracks that fit the subject about as well as this one (a binding that is not firm, see
+    ``Track.meta["binding"]``), each over the same T frames; empty when the binding is firm or none was recorded.
+    A state measured alike on this track and on every rival holds whichever of them is the subject.
     """
 
     subject: str
@@ -131,8 +135,10 @@ class Track:
     times_s: np.ndarray
     backend: str = ""
     meta: dict[str, Any] = field(default_factory=dict)
+    rivals: tuple[Track, ...] = ()
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "rivals", tuple(self.rivals))
         for name in ("boxes_xyxy", "centroid_px", "area_px", "visible", "coasted", "touches_border", "times_s"):
             a = np.ascontiguousarray(getattr(self, name))
             a.setflags(write=False)

@@ -327,8 +327,15 @@ def ground_subjects(subjects: list[SubjectSpec], cands: list[Candidate], prompt:
                                  f"(colour {s.color or 'not named'}, noun '{s.noun}', size and motion)")
         if handed:
             firm, doubt = False, "; ".join(d for d in (doubt, handed) if d)
-        out[s.name] = ([pick], {"by": by, "candidates": int(rival), "confident": bool(firm), "doubt": doubt,
-                                "margin": round(min(margin, 99.0), 3), "cost": round(float(cost[i, pick]), 3)})
+        evidence = {"by": by, "candidates": int(rival), "confident": bool(firm), "doubt": doubt,
+                    "margin": round(min(margin, 99.0), 3), "cost": round(float(cost[i, pick]), 3)}
+        if not firm:
+            # what else the subject may be: every other candidate that fits it within the margin (another
+            # subject's pick included: a swap is as open as any other choice), or nothing in the clip at all
+            evidence["rivals"] = [j for j in range(len(cands)) if j != pick
+                                  and cost[i, j] <= cost[i, pick] + 2 * w.min_margin]
+            evidence["absent_fits"] = bool(w.unbound_cost <= cost[i, pick] + 2 * w.min_margin)
+        out[s.name] = ([pick], evidence)
     plan_colours = [s.color for s in subjects if colours.known(s.color)]
     free = [j for j in range(len(cands)) if j not in taken]
     for s in subjects:

@@ -587,7 +587,7 @@ class BackgroundGrounder:
     reused for every subject of the same clip (keyed by the clip's sha256)."""
 
     name = "background"
-    version = "9"
+    version = "10"
 
     def __init__(self, tracker: BackgroundTracker | None = None, min_visible_frac: float = 0.05,
                  weights: grounding.Weights | None = None, max_gap_s: float = 0.75, **tracker_kwargs: Any):
@@ -664,6 +664,9 @@ class BackgroundGrounder:
                                           self.weights)
         members, evidence = bound[subject.name]
         tracks = [_renamed(cands[j].track, subject.name, j, binding=evidence) for j in members]
+        # a binding that is not firm carries what else the subject may be, so that a measurement may ask all of them
+        rivals = tuple(_renamed(cands[j].track, subject.name, j, binding={"rival": True})
+                       for j in evidence.get("rivals", ()))
         if any(not (tr.meta.get("binding") or {}).get("confident", True) for tr in tracks) and \
                 not any(c.travel >= self.weights.min_travel_radii for c in cands) and not colours.known(subject.color):
             tracks = [_with_meta(tr, binding={**tr.meta["binding"], "by": "any"}) for tr in tracks]
@@ -673,13 +676,26 @@ class BackgroundGrounder:
             tracks = bind_subject(self._color_tracking(video, subject.color), subject, plural=plural,
                                   max_gap=self.max_gap_frames(video))
             if not plural and len(tracks) > 1:
-                tracks = [_one_of_colour(tracks, subject)]
+                one = _one_of_colour(tracks, subject)
+                if not one.meta["binding"]["confident"]:
+                    # every other blob of its colour may be the subject instead, or none of them (scenery)
+                    rivals = tuple(tr for tr in tracks if tr.identity != one.identity)
+                    one = _with_meta(one, binding={**one.meta["binding"], "rivals": [tr.identity for tr in rivals],
+                                                   "absent_fits": True})
+                tracks = [one]
         elif named:
             tracks = [self._extend_by_color(tr, video, subject) for tr in tracks]
-        return [Track(subject=op.subject, identity=tr.identity, boxes_xyxy=tr.boxes_xyxy, centroid_px=tr.centroid_px,
-                      area_px=tr.area_px, visible=tr.visible, coasted=tr.coasted, touches_border=tr.touches_border,
-                      times_s=tr.times_s, backend=f"critic.specialists.tracking.BackgroundGrounder@{self.version}",
-                      meta={**tr.meta, "floor_row_px": floor_row(result.background)}) for tr in tracks]
+        floor = floor_row(result.background)
+
+        def finished(tr: Track, rivals: tuple[Track, ...] = ()) -> Track:
+            return Track(subject=op.subject, identity=tr.identity, boxes_xyxy=tr.boxes_xyxy,
+                         centroid_px=tr.centroid_px, area_px=tr.area_px, visible=tr.visible, coasted=tr.coasted,
+                         touches_border=tr.touches_border, times_s=tr.times_s,
+                         backend=f"critic.specialists.tracking.BackgroundGrounder@{self.version}",
+                         meta={**tr.meta, "floor_row_px": floor}, rivals=tuple(finished(r) for r in rivals))
+
+        return [finished(tr, rivals if not (tr.meta.get("binding") or {}).get("confident", True) else ())
+                for tr in tracks]
 
 
 def _one_of_colour(tracks: list[Track], subject: SubjectSpec, min_travel_radii: float = 1.5) -> Track:

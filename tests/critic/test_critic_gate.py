@@ -217,6 +217,21 @@ def test_cache_on_disk_is_json_and_npz_checked_against_its_key(tmp_path):
     assert len(ground.calls) == calls + 1  # the tampered tracks were computed again
 
 
+def test_cached_tracks_keep_their_rivals(tmp_path):
+    """A track bound not firmly comes back from the disk cache with the rival tracks it was stored with (what else
+    its subject may be), their arrays and metadata as they were."""
+    from critic.testing import moving_track
+
+    video = fake_video()
+    rival = moving_track("red_ball", 7, video, offset=9.0)
+    track = dataclasses.replace(moving_track("red_ball", 3, video), rivals=(rival,),
+                                meta={"binding": {"confident": False, "rivals": [7]}})
+    OperationCache(tmp_path).put("k" * 64, [track])
+    [back] = OperationCache(tmp_path).get("k" * 64)
+    assert back.meta == track.meta and [r.identity for r in back.rivals] == [7]
+    assert (back.rivals[0].centroid_px == rival.centroid_px).all() and not back.rivals[0].rivals
+
+
 def test_no_pickle_in_the_critic():
     """Nothing the critic reads back can run code: no pickle, no object arrays."""
     root = Path(critic.__file__).parent

@@ -79,6 +79,8 @@ def test_an_ambiguous_assignment_is_bound_but_not_firm():
     bound = grounding.ground_subjects([SubjectSpec(name="red_ball", noun="ball", color="red")], cands, "", {})
     members, evidence = bound["red_ball"]
     assert len(members) == 1 and not evidence["confident"] and "margin" in evidence["doubt"]
+    # what else the red ball may be is recorded: the other red track (and not absence: both are plainly red)
+    assert evidence["rivals"] == [1 - members[0]] and evidence["absent_fits"] is False, evidence
     # a size word separates them when the sizes differ
     cands = _cands([((200, 30, 30), 10, 2, (8, 8)), ((205, 35, 25), 60, 2, (20, 20))])
     bound = grounding.ground_subjects([SubjectSpec(name="red_ball", noun="ball", color="red", size="large")],
@@ -123,6 +125,8 @@ def test_a_lone_candidate_of_the_named_colour_is_firm_however_it_moves():
     for neighbour in ((230, 110, 170), (90, 60, 200)):  # pink; a blue that costs little against purple
         members, evidence = grounding.ground_subjects([ball], lone(neighbour), "", {})["purple_ball"]
         assert members in ([], [0]) and not (members and evidence["confident"]), (neighbour, evidence)
+        # bound not firmly, the ball may be nothing in the clip at all
+        assert not members or (evidence["rivals"] == [] and evidence["absent_fits"]), (neighbour, evidence)
 
 
 def test_a_colour_that_fits_no_track_binds_nothing():

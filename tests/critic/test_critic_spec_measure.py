@@ -1312,3 +1312,42 @@ def test_a_fall_frozen_in_mid_air_and_resumed_breaks_continuity(hold):
         assert m.window.start_frame <= 6 and m.window.end_frame >= 5 + hold - 1
     else:
         assert m.state == "supported", (m.measured, m.reason)
+
+
+def _doubtful(track: Track, rivals: list[Track], *, absent_fits: bool = False) -> Track:
+    """``track`` bound not firmly, with ``rivals`` recorded as what else its subject may be."""
+    binding = {"by": "color", "candidates": 1 + len(rivals), "confident": False,
+               "doubt": f"{1 + len(rivals)} candidate tracks fit within a cost margin of 0.10",
+               "rivals": [i + 1 for i in range(len(rivals))], "absent_fits": absent_fits}
+    return dataclasses.replace(track, meta={**track.meta, "binding": binding},
+                               rivals=tuple(dataclasses.replace(r, identity=i + 1) for i, r in enumerate(rivals)))
+
+
+def test_a_claim_supported_on_every_track_the_subject_may_be_is_supported():
+    """The ball is bound to one of two tracks that fit it about as well. "It moves to the right" is measured on
+    each: where both go right, the claim is supported whichever is the ball (with no event window, since neither
+    binding's timing is the ball's for sure); where the other goes left, nothing is known. A contradiction on both
+    tracks is still withheld (it must rest on the ball's own track), and so is a support where the ball may be
+    nothing in the clip at all."""
+    t = 20
+    rightward = np.stack([20.0 + 3.0 * np.arange(t), np.full(t, 40.0)], 1)
+    leftward = np.stack([90.0 - 3.0 * np.arange(t), np.full(t, 60.0)], 1)
+    video = context_from_arrays(np.full((t, 100, 140, 3), 150, np.uint8), 10.0)
+    right = MeasureOp(id="m", subject="ball", quantity="direction", expect=Expect(direction="right"))
+    left = MeasureOp(id="m", subject="ball", quantity="direction", expect=Expect(direction="left"))
+
+    def measured(track: Track, op: MeasureOp = right):
+        return TrackMeasurer().run(op, OperationInputs(tracks={"ball": (track,)}), video)
+
+    alone = measured(_doubtful(_centred_track(rightward, 5.0), []))
+    assert alone.state == "unknown" and "not bound unambiguously" in alone.reason, alone
+    both_right = _doubtful(_centred_track(rightward, 5.0), [_centred_track(rightward + [5, 30], 5.0)])
+    agreed = measured(both_right)
+    assert agreed.state == "supported" and not agreed.windows and len(agreed.values["bindings"]) == 2, agreed
+    split = measured(_doubtful(_centred_track(rightward, 5.0), [_centred_track(leftward, 5.0)]))
+    assert split.state == "unknown" and "not bound unambiguously" in split.reason, split
+    against = measured(both_right, left)
+    assert against.state == "unknown" and against.values["withheld"] == "contradicted", against
+    maybe_absent = _doubtful(_centred_track(rightward, 5.0), [_centred_track(rightward + [5, 30], 5.0)],
+                             absent_fits=True)
+    assert measured(maybe_absent).state == "unknown"

@@ -33,7 +33,8 @@ from critic.specialists.measure.penetration import penetration
 from critic.specialists.measure.rest import rest
 from critic.specialists.measure.size import size_constancy
 from critic.specialists.measure.still import still
-from critic.types import QUANTITY_SPECS, Measurement, MeasureOp, OperationInputs, VideoContext
+from critic.specialists.tracking import binding_doubt, identity_doubt
+from critic.types import QUANTITY_SPECS, Cost, Measurement, MeasureOp, OperationInputs, Track, VideoContext
 
 __all__ = ["MEASURES", "TrackMeasurer", "check_measures", "withhold_if_doubtful"]
 
@@ -65,6 +66,9 @@ def check_measures(measures: Mapping[str, Measure]) -> None:
 
 check_measures(MEASURES)
 
+#: the most bindings (the bound track and its rivals, times those of the other subject) measured for one operation
+MAX_BINDINGS = 8
+
 
 class TrackMeasurer:
     """``measure`` specialist over tracks (offline default): picks the instance of each subject to measure, runs
@@ -74,7 +78,7 @@ class TrackMeasurer:
     arguments are tolerances (:class:`critic.specialists.measure.common.Tolerances` says what each one means)."""
 
     name = "tracks"
-    version = "23"
+    version = "24"
 
     def __init__(self, teleport_radii: float = 2.5, hover_radii: float = 1.5, morph_ratio: float = 1.6,
                  morph_window_s: float = 0.3, rest_speed_radii_per_s: float = 1.0, contact_gap_radii: float = 0.35,
@@ -106,6 +110,15 @@ class TrackMeasurer:
         other = pick(inputs.tracks.get(op.other, ())) if op.other else None
         if op.other and other is None:
             return unknown(f"'{op.other}' was not found in the clip", required=op.quantity)
+        result = self._measured(op, track, other, inputs.tracks.get(op.subject, ()), inputs, video)
+        agreed = self._on_every_binding(op, track, other, result, inputs, video)
+        if agreed is not None:
+            return agreed
+        return withhold_if_doubtful(result, [track] + ([other] if other is not None else []))
+
+    def _measured(self, op: MeasureOp, track: Track, other: Track | None, instances: tuple[Track, ...],
+                  inputs: OperationInputs, video: VideoContext) -> Measurement:
+        """The claim's state measured on ``track`` (and ``other``), ``instances`` being all the subject's tracks."""
         result = MEASURES[op.quantity](op, track, other, video, self.tolerances)
         across = ACROSS_INSTANCES.get(op.quantity)
         if across is not None and result.state != "unknown":
@@ -113,7 +126,7 @@ class TrackMeasurer:
             # visible across the subject's tracks (a singular subject should have one)
             spec = inputs.subjects.get(op.subject)
             singular = spec is not None and not spec.is_group(inputs.prompt) and (spec.count or 1) == 1
-            found = across(inputs.tracks.get(op.subject, ()), video, self.tolerances, singular)
+            found = across(instances, video, self.tolerances, singular)
             if found is not None:
                 result = found
         # every function reports the state of the property; the claim may assert it absent
@@ -127,4 +140,46 @@ class TrackMeasurer:
             result = result.model_copy(update={"state": "unknown", "reason": "contradicted, but no window of frames "
                                                "shows it: withheld", "values": {**result.values,
                                                                                  "withheld": "contradicted"}})
-        return withhold_if_doubtful(result, [track] + ([other] if other is not None else []))
+        return result
+
+    def _on_every_binding(self, op: MeasureOp, track: Track, other: Track | None, result: Measurement,
+                          inputs: OperationInputs, video: VideoContext) -> Measurement | None:
+        """The claim supported under every binding the grounding left open, or None (then a doubtful binding
+        withholds the state as before). Where the subject (or ``other``) is not bound firmly, its rivals
+        (``Track.rivals``) are what else it may be; each binding is measured as the bound track is, and the claim
+        is supported when every binding supports it (at most ``MAX_BINDINGS`` are measured). A subject that may be
+        absent from the clip supports nothing.
+
+        Only support is settled so: a contradiction must rest on the subject's own track, since a track that is
+        another body, or a piece of one, shows the measurement's own failures (a rebound the segmentation lost
+        against a wall of a near colour reads as none on every piece of the ball). The support is firm, but no
+        binding's event windows are: the result keeps none, so a temporal check on them stays unknown."""
+        if result.state != "supported" or not any(binding_doubt(t) for t in (track, other) if t is not None):
+            return None
+        choices: list[list[Track | None]] = []
+        for t in (track, other):
+            if t is None:
+                choices.append([None])
+                continue
+            binding = (t.meta or {}).get("binding") or {}
+            if identity_doubt(t) or any(identity_doubt(r) for r in t.rivals):
+                return None  # a track that does not follow one object measures nothing firmly
+            if not binding_doubt(t):
+                choices.append([t])
+                continue
+            if "rivals" not in binding or len(t.rivals) != len(binding["rivals"]) or binding.get("absent_fits") \
+                    or not t.rivals:
+                return None  # what else it may be was not recorded, or it may be nothing in the clip
+            choices.append([t, *t.rivals])
+        bindings = [(a, b) for a in choices[0] for b in choices[1] if b is None or b.identity != a.identity]
+        if len(bindings) > MAX_BINDINGS:
+            return None
+        results = [result] + [self._measured(op, a, b, (a,), inputs, video) for a, b in bindings[1:]]
+        if any(r.state != "supported" for r in results):
+            return None
+        return Measurement(state="supported", required=result.required,
+                           measured=f"{result.measured} - alike on all {len(bindings)} tracks that may be the subject",
+                           values={**result.values, "bindings": [
+                               {"subject": int(a.identity), "other": None if b is None else int(b.identity),
+                                "measured": r.measured} for (a, b), r in zip(bindings, results)]},
+                           cost=Cost(tool_calls=result.cost.tool_calls * len(bindings)))
