@@ -525,6 +525,23 @@ def test_a_track_that_ends_where_its_colour_stays_is_not_a_vanishing():
     assert gone.state == "contradicted" and gone.window.start_frame == 6, (gone.measured, gone.reason)
 
 
+def test_a_track_that_drops_to_a_speck_where_the_body_went_ends_there():
+    """The ball is painted out after frame 6, and the tracker follows a 2-pixel speck beside its place to the end of
+    the clip: the track is seen throughout, but the body went at frame 7 (contradicted from frame 6). Where the red
+    square is still next to where it was, the tracker dropped to a speck while the body stayed: no vanishing."""
+    t = 20
+    seen = np.ones(t, bool)
+    speck = np.arange(t) >= 7
+    track = dataclasses.replace(_box_track(t, seen), area_px=np.where(speck, 2.0, 36.0),
+                                boxes_xyxy=np.where(speck[:, None], [36.0, 26.0, 37.0, 26.0], [30.0, 20.0, 35.0, 25.0]),
+                                centroid_px=np.where(speck[:, None], [36.5, 26.0], [32.5, 22.5]))
+    op = MeasureOp(id="m", subject="ball", quantity="permanence")
+    gone = TrackMeasurer().run(op, OperationInputs(tracks={"ball": [track]}), _still_ball_video(t, 0, 7))
+    assert gone.state == "contradicted" and gone.window.start_frame == 6, (gone.measured, gone.reason)
+    stays = TrackMeasurer().run(op, OperationInputs(tracks={"ball": [track]}), _still_ball_video(t, 0, 7, then_x=38))
+    assert stays.state == "supported", (stays.measured, stays.reason)
+
+
 def test_an_appearance_is_placed_from_the_frame_that_shows_its_place_empty():
     """The red square appears at frame 8 where the picture showed the floor and stays: contradicted, over a window
     that starts at frame 7, the last frame that shows its place empty (as a vanishing's starts at the last frame

@@ -15,6 +15,7 @@ the step they were cut from (``timeline.missing_frames``), and a subject moving 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable, Iterable, Sequence
 
@@ -284,10 +285,17 @@ def permanence(op: MeasureOp, track: Track, other: Track | None, video: VideoCon
     ends: a gap or an early end of the track, at full size away from the border, with its place emptied,
     is a vanishing."""
     req = "persists: no vanishing without an occluder or leaving the frame"
+    if not np.asarray(track.visible, bool).any():
+        return unknown("never seen", required=req)
+    specks = _specks(track)
+    if specks.any():
+        # the track follows the body itself only until it drops to a speck: measure the body's frames
+        track = dataclasses.replace(track, visible=track.visible & ~specks, coasted=track.coasted & ~specks,
+                                    area_px=np.where(specks, 0.0, track.area_px),
+                                    boxes_xyxy=np.where(specks[:, None], np.nan, track.boxes_xyxy),
+                                    centroid_px=np.where(specks[:, None], np.nan, track.centroid_px))
     ok = np.asarray(track.visible, bool)
     idx = np.flatnonzero(ok)
-    if idx.size == 0:
-        return unknown("never seen", required=req)
     r = radius(track)
     t_count = video.num_frames
     h, w = video.frames.shape[1:3]
@@ -327,6 +335,29 @@ def permanence(op: MeasureOp, track: Track, other: Track | None, video: VideoCon
                            f"{what} in open view after frame {a} (full size, away from the border)",
                            window=video.window(a, b), events=events)
     return measurement("supported", req, "seen until it leaves the frame, is occluded or the clip ends")
+
+
+def _specks(track: Track, speck_share: float = 0.2, step_share: float = 0.35) -> np.ndarray:
+    """(T,) bool: the frames where ``track`` follows a speck instead of its body: from a frame where its blob falls
+    in one step to under ``step_share`` of the frame before and under ``speck_share`` of its usual area (the 75th
+    percentile over the frames it is seen), to the frame where it is that large again. A body that vanishes in open
+    view leaves the tracker a speck of its colour nearby (a highlight, a pixel of the floor) to follow; a body
+    going away or behind something shrinks over several frames, and a blob that splits from a merge keeps half."""
+    vis = np.asarray(track.visible, bool)
+    area = np.asarray(track.area_px, float)
+    usual = float(np.percentile(area[vis], 75))
+    small = vis & (area < speck_share * usual)
+    out = np.zeros(len(area), bool)
+    k = 1
+    while k < len(area):
+        if small[k] and vis[k - 1] and not small[k - 1] and area[k] < step_share * area[k - 1]:
+            e = k
+            while e < len(area) and (small[e] or not vis[e]):
+                e += 1
+            out[k:e] = True
+            k = e
+        k += 1
+    return out & vis
 
 
 # ---------------------------------------------------------------------------------------------- across instances
