@@ -251,18 +251,37 @@ def moves_with(part: Candidate, body: Candidate, w: Weights = Weights(), min_com
 def handed_over(cands: list[Candidate], pick: int, others: list[int], *, end_margin: int = 3) -> str:
     """Why the identity ``pick`` may hand its object over to another ("" when it does not): it stops being seen
     away from the image border before the clip ends while another candidate that fits the subject as well is
-    seen after it (an object that merged with another blob or was split by the tracker)."""
+    seen after it, first seen after the end where the object was heading (an object that merged with another
+    blob or was split by the tracker); a candidate elsewhere in the picture is another body, not this one."""
     vis = np.flatnonzero(np.asarray(cands[pick].track.visible))
     if not vis.size:
         return ""
     t_count, last = len(cands[pick].track.visible), int(vis[-1])
     if last >= t_count - end_margin or bool(cands[pick].track.touches_border[last]):
         return ""
-    later = [j for j in others if np.flatnonzero(np.asarray(cands[j].track.visible))[-1] > last + end_margin]
+    later = [j for j in others if np.flatnonzero(np.asarray(cands[j].track.visible))[-1] > last + end_margin
+             and _could_carry_on(cands[pick], last, cands[j])]
     if not later:
         return ""
     return (f"its track ends at frame {last} inside the image while {len(later)} other candidate track(s) that "
             "fit it as well go on (the object may continue as another track)")
+
+
+def _could_carry_on(body: Candidate, last: int, other: Candidate, reach_radii: float = 3.0) -> bool:
+    """Could ``other`` be ``body`` going on after ``body``'s track ends at frame ``last``: where ``other`` is first
+    seen after it, is it within ``reach_radii`` of ``body``'s radii of where ``body`` was heading (its last place
+    carried on at its last velocity, half of that distance again as slack)? A blob the body merged into, or the
+    tracker's new track of the same body, begins next to it; another body elsewhere in the picture does not."""
+    a, b = body.track, other.track
+    seen_a = np.asarray(a.visible, bool)
+    after = np.flatnonzero(np.asarray(b.visible, bool) & (np.arange(len(seen_a)) > last))
+    if not after.size:
+        return False
+    k = int(after[0])
+    vel = (a.centroid_px[last] - a.centroid_px[last - 1]) if last > 0 and seen_a[last - 1] else np.zeros(2)
+    heading = a.centroid_px[last] + vel * (k - last)
+    gap = float(np.linalg.norm(b.centroid_px[k] - heading))
+    return gap <= reach_radii * body.radius + 0.5 * float(np.linalg.norm(vel)) * (k - last)
 
 
 def _shows_colour(rgb: np.ndarray, name: str, shade: str | None, max_cost: float) -> bool:

@@ -3,6 +3,8 @@ counting only the instances of the named colour."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import cv2
 import numpy as np
 import pytest
@@ -259,3 +261,19 @@ def test_a_still_camera_gives_the_identity():
     m = estimate_camera_motion(frames)
     assert np.array_equal(m, np.repeat(IDENTITY[None], 8, axis=0))
     assert compensate(frames, m) is frames
+
+
+def test_a_track_that_ends_is_handed_over_only_to_a_blob_that_begins_where_it_was_heading():
+    """A red ball's track ends at frame 9 of 20 in open view. A red blob first seen next to where the ball was
+    heading (the tracker's new track of it, or a blob it merged into) may be the ball going on: the binding is
+    doubtful. A red blob seen all along at the other end of the picture is another body: no hand-over."""
+    def seen_only(track: Track, frames: np.ndarray) -> Track:
+        return dataclasses.replace(track, visible=frames, area_px=np.where(frames, track.area_px, 0.0))
+
+    t = 20
+    ball = seen_only(_track(t, 10, 2), np.arange(t) <= 9)
+    rgb = np.array((200, 30, 30), float)
+    next_to = seen_only(_track(t, 10, 2), np.arange(t) >= 12)  # first seen at x = 34, where the ball was heading
+    elsewhere = _track(t, 150, 0)
+    assert grounding.handed_over([grounding.describe(ball, rgb), grounding.describe(next_to, rgb)], 0, [1])
+    assert not grounding.handed_over([grounding.describe(ball, rgb), grounding.describe(elsewhere, rgb)], 0, [1])
