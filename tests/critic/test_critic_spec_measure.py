@@ -1368,3 +1368,32 @@ def test_a_claim_supported_on_every_track_the_subject_may_be_is_supported():
     maybe_absent = _doubtful(_centred_track(rightward, 5.0), [_centred_track(rightward + [5, 30], 5.0)],
                              absent_fits=True)
     assert measured(maybe_absent).state == "unknown"
+
+
+def _bounce_track(bottoms: np.ndarray, half: float | np.ndarray = 4.0) -> Track:
+    """A ball's track at column 60 whose box bottom is at ``bottoms`` (T,) px, a square of half side ``half``."""
+    half = np.broadcast_to(np.asarray(half, float), bottoms.shape)
+    return _centred_track(np.stack([np.full(len(bottoms), 60.0), bottoms - half], 1), half)
+
+
+def test_a_body_that_lands_lower_after_a_flight_has_landed_anew_but_one_that_sinks_from_rest_passes_in():
+    """Three balls of radius 4 px touch down with their bottom at row 40. ``flight``: it rebounds high, comes down
+    again and rests at row 52, three radii lower (nearer the camera, or the first turn was in mid-air): a new
+    landing, no sinking. ``sink``: it rests at row 40, then goes down 12 px over six frames at its size and rests
+    there: it passed into the floor it rested on. ``part``: the same, but the blob below the level is half the
+    ball's size (a part of it, or another blob the track took): neither."""
+    t = 40
+    fall = 40.0 - 30.0 * (1 - np.linspace(0, 1, 9)) ** 2  # rows 10 -> 40 over frames 0-8
+    flight = np.concatenate([fall, 40.0 - 26.0 * np.sin(np.linspace(0, np.pi, 13)[1:]) - np.linspace(0, 12, 13)[1:],
+                             np.full(t - 21, 52.0)])
+    rest_then_down = np.concatenate([fall, np.full(11, 40.0), np.linspace(42.0, 52.0, 6), np.full(t - 26, 52.0)])
+    half = np.where(np.arange(t) >= 20, 2.0, 4.0)
+    op = MeasureOp(id="m", subject="ball", quantity="penetration", expect=Expect(**presumed("penetration")))
+    frames = np.full((t, 80, 120, 3), 150, np.uint8)
+    states = {}
+    for name, track in (("flight", _bounce_track(flight)), ("sink", _bounce_track(rest_then_down)),
+                        ("part", _bounce_track(rest_then_down, half))):
+        m = TrackMeasurer().run(op, OperationInputs(tracks={"ball": [track]}), context_from_arrays(frames, 10.0))
+        states[name] = m.state
+    assert states == {"flight": "supported", "sink": "contradicted", "part": "unknown"}, states
+

@@ -7,7 +7,9 @@ The floor is judged only against a level the clip shows the subject on: where it
 landing) or rested. A background's strongest horizontal edge is no such level: on a floor seen in perspective it
 is the far edge, and a body that merely leaves the frame below it has passed into nothing. With no such level
 the state is unknown, unless the clip shows the body going into the surface itself: its top goes on down while
-its bottom stays at a row, it shrinks from below and is gone (:func:`_sinks_out_of_sight`).
+its bottom stays at a row, it shrinks from below and is gone (:func:`_sinks_out_of_sight`). A body that goes up
+into the air from a level and comes down lower has landed anew, on a level of its own; a blob under the body's
+size below a level is a part of it or another blob, and is not judged.
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ from critic.types import Measurement, MeasureOp, Track, VideoContext
 SINK_RADII = 1.0
 #: ... for at least this many observed frames
 SINK_FRAMES = 3
-#: ... while its apparent size grows by less than this (a body rolling toward the camera grows as it comes lower)
+#: ... while its apparent size grows (or shrinks) by less than this factor (a body rolling toward the camera grows as
+#: it comes lower; a blob much smaller than the body is a part of it, or another blob)
 SINK_MAX_GROWTH = 1.12
 #: a descent accelerating faster than this (radii/s^2) is a fall off an edge, not a sinking (everyday bodies fall
 #: at 50-300 radii/s^2; a sinking body hardly gathers speed)
@@ -173,6 +176,15 @@ def _falls_from_rest(track: Track, e: int, r: float, frames: int = 4, min_gain_r
     return bool((dy > 0).all() and (np.diff(dy) > 0).all() and (dy[-1] - dy[0]) / r >= min_gain_radii)
 
 
+def _flew_up(bottom: np.ndarray, ok: np.ndarray, level: float, start: int, end: int, r: float,
+             min_rise_radii: float = 1.0) -> bool:
+    """Was the subject up in the air over the level row ``level`` (px) between frames ``start`` and ``end``: its
+    box bottom (T,) px (image rows, down) more than ``min_rise_radii`` of its radii ``r`` px above that row in an
+    observed frame (``ok`` (T,))?"""
+    seen = ok[start:end] & np.isfinite(bottom[start:end])
+    return bool(np.any(level - bottom[start:end][seen] > min_rise_radii * r))
+
+
 def _against_own_levels(track: Track, req: str, video: VideoContext) -> Measurement:
     """Sinks (supported) when, after touching down, resting or rolling at a level, the subject's bottom goes more than
     ``SINK_RADII`` below the lowest such level seen so far for ``SINK_FRAMES`` observed frames, in view, without
@@ -217,8 +229,11 @@ def _against_own_levels(track: Track, req: str, video: VideoContext) -> Measurem
         while j < len(events) and events[j][0] <= k:
             f, b = events[j]
             size_here = float(np.nanmedian(size[max(f - 1, 0):f + 2]))
+            # a body that left the level up into the air since and came down again landed anew: where it comes
+            # down (nearer the camera, lower in the picture; or the level was a turn in mid-air) is a level of
+            # its own, not a sinking below the old one; a sinking goes down from the level without a flight
             sunk_already = np.isfinite(lowest) and (b - lowest) / r > SINK_RADII and \
-                size_here / lowest_size < SINK_MAX_GROWTH
+                size_here / lowest_size < SINK_MAX_GROWTH and not _flew_up(bottom, ok, lowest, lowest_frame, f, r)
             if b > lowest and not sunk_already:  # a rest inside the floor is no new level
                 lowest, lowest_size, lowest_frame = b, size_here, f
             j += 1
@@ -235,7 +250,14 @@ def _against_own_levels(track: Track, req: str, video: VideoContext) -> Measurem
         top_drop = (b[:, 1] - b[safe, 1]) / r
         same_shape = np.abs(np.log(aspect / aspect[safe])) < np.log(1.25)
         sideways = np.abs(track.centroid_px[:, 0] - track.centroid_px[safe, 0]) / r
-        sunk = ok & (ref_frame >= 0) & (depth > SINK_RADII) & (growth < SINK_MAX_GROWTH) & (b[:, 3] < h - 2) \
+        # at the same apparent size as at the level and as it usually is up to there: a body drawn over the floor
+        # as it sinks keeps it; a blob under its size is a part of the body or of something else (a shadow, a
+        # highlight), which the track switched to
+        usual = np.array([np.nanmedian(size[: f + 1][ok[: f + 1]]) if f >= 0 and ok[: f + 1].any() else np.nan
+                          for f in ref_frame])
+        same_size = (growth < SINK_MAX_GROWTH) & (growth > 1.0 / SINK_MAX_GROWTH) & \
+            (size / usual > 1.0 / SINK_MAX_GROWTH)
+        sunk = ok & (ref_frame >= 0) & (depth > SINK_RADII) & same_size & (b[:, 3] < h - 2) \
             & (top_drop > 0.75 * depth) & same_shape & (sideways < 1.0)
     long_runs = [(s, e) for s, e in runs(sunk) if e - s + 1 >= SINK_FRAMES and not _falls_off(track, s, e, r)]
     if long_runs:
@@ -243,6 +265,12 @@ def _against_own_levels(track: Track, req: str, video: VideoContext) -> Measurem
         return measurement("supported", req, f"bottom {float(np.nanmax(depth[sunk])):.1f} radii below the level "
                            f"it touched or rested on (row {level[s]:.0f} px), at the same apparent size",
                            window=video.window(s, e), level_row_px=level[s], depth_radii=depth[s:e + 1].tolist())
+    # below the level as a blob under the body's size: not the body as it is, so neither a sinking nor none
+    smaller = ok & (ref_frame >= 0) & (depth > SINK_RADII) & (growth < SINK_MAX_GROWTH) & ~same_size
+    if any(e - s + 1 >= SINK_FRAMES for s, e in runs(smaller)):
+        return unknown(f"its blob goes {float(np.nanmax(depth[smaller])):.1f} radii below the level it touched or "
+                       "rested on, but at under its own size there (a part of the body, or another blob)",
+                       required=req)
     after = ok & np.isfinite(depth)
     lowest_depth = float(np.nanmax(depth[after])) if after.any() else 0.0
     seen = np.flatnonzero(ok)
