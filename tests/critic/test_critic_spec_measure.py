@@ -1397,3 +1397,31 @@ def test_a_body_that_lands_lower_after_a_flight_has_landed_anew_but_one_that_sin
         states[name] = m.state
     assert states == {"flight": "supported", "sink": "contradicted", "part": "unknown"}, states
 
+
+def test_a_fall_seen_again_just_as_it_lands_is_no_jump():
+    """The tracker loses a falling ball (radius 5 px) in view and finds it again one frame before it lands: its
+    run begins with the last, fastest step of the fall (40 px down) and turns at once into the rebound (6 px up).
+    Against that one neighbouring step the fall step is a spike of nine radii, yet nothing jumped (not
+    contradicted). The same ball moved 8 radii sideways where it rests, seen on both sides of the step, has jumped;
+    so has a ball at rest shot 40 px up in one frame as it leaves the picture at the top (nothing was lost there:
+    the step is judged against the one before it). Both contradicted."""
+    t = 24
+    y = np.array([np.nan] * 6 + [20.0, 60.0, 54.0, 50.0, 48.0, 48.0, 50.0, 54.0, 60.0] + [60.0] * (t - 15))
+    shot = np.array([60.0] * 17 + [20.0] + [np.nan] * (t - 18))
+    yy, xx = np.mgrid[0:80, 0:160]
+    op = MeasureOp(id="m", subject="ball", quantity="continuity")
+    states = {}
+    for name, x, y_seen, y_lost in (("landed", np.full(t, 60.0), y, 60.0),
+                                    ("moved", np.where(np.arange(t) >= 19, 100.0, 60.0), y, 60.0),
+                                    ("shot_out", np.full(t, 60.0), shot, -20.0)):
+        seen = np.isfinite(y_seen)
+        frames = np.full((t, 80, 160, 3), 150, np.uint8)
+        for k in np.flatnonzero(seen):
+            frames[k][(xx - x[k]) ** 2 + (yy - y_seen[k]) ** 2 <= 25] = (220, 40, 40)
+        track = _centred_track(np.stack([x, np.nan_to_num(y_seen, nan=y_lost)], 1), 5.0, seen=seen)
+        m = TrackMeasurer().run(op, OperationInputs(tracks={"ball": [track]}), context_from_arrays(frames, 10.0))
+        states[name] = (m.state, m.measured)
+    assert states["landed"][0] != "contradicted", states["landed"]
+    assert states["moved"][0] == "contradicted" and "between frames 18 and 19" in states["moved"][1], states["moved"]
+    assert states["shot_out"][0] == "contradicted" and "between frames 16 and 17" in states["shot_out"][1], \
+        states["shot_out"]
