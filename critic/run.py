@@ -10,7 +10,7 @@ tests and the experiments use. ``cfg_or_components`` is either the app config (`
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,6 +40,8 @@ class CriticComponents:
     max_prompt_chars: int = DEFAULT_MAX_PROMPT_CHARS
     report: bool = True
     progress: bool = False
+    #: what is done to the decoded clip before any specialist reads it (``critic.video.NoiseFilter``), or nothing
+    video_filter: Callable[[VideoContext], VideoContext] | None = None
 
 
 def build_components(cfg: Any) -> CriticComponents:
@@ -59,8 +61,11 @@ def build_components(cfg: Any) -> CriticComponents:
     max_prompt_chars = check_int(cfg.get("max_prompt_chars", DEFAULT_MAX_PROMPT_CHARS), field="max_prompt_chars",
                                  minimum=1)
     memory = Memory(cfg.memory) if cfg.get("memory") else None
+    video_filter = critic_cfg.get("video_filter")
     return CriticComponents(planner=instantiate(critic_cfg.planner), specialists=specialists,
                             aggregator=instantiate(critic_cfg.aggregator), memory=memory,
+                            video_filter=instantiate(video_filter) if video_filter and "_target_" in video_filter
+                            else None,
                             cache=OperationCache(cfg.get("cache_dir")),
                             max_prompt_chars=max_prompt_chars,
                             report=bool(cfg.get("report", True)), progress=bool(cfg.get("progress", False)))
@@ -111,9 +116,12 @@ def critique(video_path: str | os.PathLike, prompt: str, cfg_or_components: Any,
     # 3. execute the declared operations on the clip, then aggregate
     if video is None:
         video = load_video(video_path)
+    clip_sha = video.sha256
+    if comp.video_filter is not None:
+        video = comp.video_filter(video)
     ex: Execution = Executor(comp.specialists, comp.cache, slack_fraction=comp.aggregator.slack_fraction).run(
         plan, video, progress=comp.progress)
-    verdict = comp.aggregator.aggregate(plan, ex.records, clip_sha256=video.sha256, video=video_name,
+    verdict = comp.aggregator.aggregate(plan, ex.records, clip_sha256=clip_sha, video=video_name,
                                         plan_sha256=plan_sha, sanity=video.sanity or VideoSanity(),
                                         planner_cost=result.cost, cache_hits=ex.cache_hits)
     return write_outputs(run_dir, plan, list(ex.records.values()), verdict, video=video, results=ex.results,

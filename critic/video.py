@@ -8,9 +8,11 @@ bytes (the cache key of every operation), audio on the video clock, and the cont
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 
+import cv2
 import numpy as np
 
 from critic.types import VideoContext, VideoSanity
@@ -61,3 +63,58 @@ def context_from_arrays(frames: np.ndarray, fps: float, *, audio: np.ndarray | N
                                container_fps=float(fps))
     return VideoContext(path=name, sha256=h.hexdigest(), frames=frames, times_s=times, fps=float(fps), audio=audio,
                         audio_rate_hz=int(audio_rate_hz or 0), sanity=video_sanity(sanity))
+
+
+#: the Laplacian-difference mask of Immerkaer's noise estimate: it cancels any plane, so what is left of a smooth
+#: picture under it is its noise (6 times the noise's standard deviation, summed over the weights' squares)
+_NOISE_MASK = np.array([[1, -2, 1], [-2, 4, -2], [1, -2, 1]], np.float32)
+
+
+def noise_sigma(frames: np.ndarray, samples: int = 8) -> float:
+    """Standard deviation (8-bit levels) of the pixel noise of a clip (T, H, W, 3) uint8: the smaller of two robust
+    estimates over up to ``samples`` frames, each the median absolute value scaled to a Gaussian's sigma. Over
+    time, the difference of consecutive frames (a moving camera or a changing picture makes it large, never
+    small); over space, Immerkaer's Laplacian-difference residual (a textured picture makes it large, never
+    small). Only a clip noisy by both counts is noisy: a clean clip shot with a moving camera, or of a patterned
+    floor, is not."""
+    frames = np.asarray(frames)
+    t = len(frames)
+    if t == 0:
+        return 0.0
+    idx = np.unique(np.linspace(0, t - 1, min(samples, t)).round().astype(int))
+    if t > 1:
+        pairs = np.unique(np.minimum(idx, t - 2))
+        step = np.concatenate([cv2.absdiff(frames[k + 1], frames[k]).ravel() for k in pairs])
+        over_time = float(np.median(step)) / 0.6745 / np.sqrt(2.0)
+    else:
+        over_time = np.inf
+    residual = [np.abs(cv2.filter2D(frames[k].astype(np.float32), -1, _NOISE_MASK))[1:-1, 1:-1] for k in idx]
+    over_space = float(np.median(np.concatenate([r.ravel() for r in residual]))) / 0.6745 / 6.0
+    return float(min(over_time, over_space))
+
+
+@dataclasses.dataclass(frozen=True)
+class NoiseFilter:
+    """Smooths the frames of a noisy clip before any specialist reads them.
+
+    The offline specialists read pixels against the clip's own usual picture (the median background, the colour
+    of a body at its place): a camera's grain, new in every frame, makes blobs fray at their edges and colours
+    count differently from frame to frame, which the checks read as changes of size, landings and rests that did
+    not happen. A clip whose noise (:func:`noise_sigma`) is over ``above_sigma`` levels has every frame smoothed
+    with a Gaussian of ``blur_sigma_px`` px (OpenCV), which leaves about a quarter of the noise; a clip under it
+    (every rendered clip, a clean camera's) is passed on untouched. The note in ``VideoSanity.notes`` says what
+    was done; the cache key is the clip's with the filter's settings added."""
+
+    above_sigma: float = 3.0
+    blur_sigma_px: float = 1.0
+
+    def __call__(self, video: VideoContext) -> VideoContext:
+        sigma = noise_sigma(video.frames)
+        if not sigma > self.above_sigma:
+            return video
+        frames = np.stack([cv2.GaussianBlur(f, (0, 0), self.blur_sigma_px) for f in video.frames])
+        note = (f"noisy: pixel noise about {sigma:.1f} levels (over {self.above_sigma:g}); every frame smoothed "
+                f"(Gaussian, sigma {self.blur_sigma_px:g} px) before the specialists read it")
+        sanity = video.sanity.model_copy(update={"notes": sorted([*video.sanity.notes, note])})
+        key = hashlib.sha256(f"{video.sha256}|NoiseFilter|{self.above_sigma}|{self.blur_sigma_px}".encode()).hexdigest()
+        return dataclasses.replace(video, frames=frames, sanity=sanity, sha256=key)

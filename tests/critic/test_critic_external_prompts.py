@@ -240,3 +240,21 @@ def test_videophy_apple_rated_physical_is_not_contradicted(components, decoded, 
     turn that into a contradiction."""
     v = critique(external_clip(APPLE), prompt, components, tmp_path, video=decoded(APPLE))
     assert v.verdict != "contradicted", contradictions(v)
+
+
+@pytest.mark.parametrize("clip, prompt", [(f"{TILES}/dominoes.mp4", "A row of dominoes topples one after another."),
+                                          (f"{TILES}/collide.mp4", "A green ball rolls to the right and strikes a "
+                                                                   "black cylinder."),
+                                          (f"{TILES}/support.mp4", "A brown bowl drops from the tower and comes to "
+                                                                   "rest on the mat.")])
+def test_a_correct_clip_with_a_cameras_grain_is_not_contradicted(components, decoded, external_clip, clip, prompt,
+                                                                  tmp_path):
+    """The same correct clips with Gaussian noise of 6 levels, new in every frame (a camera's grain): the frayed
+    blobs once read as a domino changing size, a cylinder resting above where it landed, a bowl stopping in
+    mid-air. The default critic smooths a noisy clip first (``critic.video.NoiseFilter``) and says so."""
+    from experiments.benchmark.invariance import SensorNoise
+
+    video = SensorNoise(6.0)(decoded(clip))
+    v = critique(external_clip(clip), prompt, components, tmp_path, video=video)
+    assert v.verdict != "contradicted", contradictions(v)
+    assert any(n.startswith("noisy:") for n in v.sanity.notes), v.sanity.notes
