@@ -1425,3 +1425,27 @@ def test_a_fall_seen_again_just_as_it_lands_is_no_jump():
     assert states["moved"][0] == "contradicted" and "between frames 18 and 19" in states["moved"][1], states["moved"]
     assert states["shot_out"][0] == "contradicted" and "between frames 16 and 17" in states["shot_out"][1], \
         states["shot_out"]
+
+
+def test_a_body_that_falls_over_away_from_the_camera_does_not_deny_that_it_toppled():
+    """"The can topples" is measured as motion down in the picture. A standing can (12 x 30 px) knocked over
+    away from the camera ends lying (30 x 12 px) higher in the picture: up there is away in the world, and the can
+    did fall over (unknown, not contradicted). A ball of one shape that rises as far has not come down
+    (contradicted)."""
+    t = 20
+    k = np.arange(t)
+    rise = np.interp(k, [5, 12], [0.0, -30.0])
+    op = MeasureOp(id="m", subject="can", quantity="direction", expect=Expect(direction="down"))
+    frames = np.full((t, 120, 160, 3), 150, np.uint8)
+    half_w = np.interp(k, [5, 12], [6.0, 15.0])
+    half_h = np.interp(k, [5, 12], [15.0, 6.0])
+    xy = np.stack([np.full(t, 80.0), 80.0 + rise], 1)
+    can = dataclasses.replace(_centred_track(xy, 6.0, subject="can"),
+                              boxes_xyxy=np.stack([xy[:, 0] - half_w, xy[:, 1] - half_h, xy[:, 0] + half_w,
+                                                   xy[:, 1] + half_h], 1), area_px=4 * half_w * half_h)
+    ball = _centred_track(xy, 6.0, subject="can")
+    states = {name: TrackMeasurer().run(op, OperationInputs(tracks={"can": [tr]}), context_from_arrays(frames, 10.0))
+              for name, tr in (("can", can), ("ball", ball))}
+    assert states["can"].state == "unknown" and "turns" in states["can"].reason, states["can"]
+    assert states["ball"].state == "contradicted", states["ball"]
+

@@ -78,6 +78,12 @@ def direction(op: MeasureOp, track: Track, other: Track | None, video: VideoCont
         why_unknown = f"net motion along the claimed axis {abs(along) * r:.1f} px, under {2 * tol.min_change_px:g} px"
     elif along > 1.0:
         state = "supported"
+    elif along < -1.0 and d in ("up", "down") and not same_shape:
+        # it turned over on the way (a can knocked over, a box that tumbles): a body that falls over away from the
+        # camera goes up in the picture, so up or down there is not up or down in the world
+        state = "unknown"
+        turn = float(np.nanmedian(aspect[idx[-3:]])) / float(np.nanmedian(aspect[idx[:3]]))
+        why_unknown = f"its outline turns (box aspect x{turn:.2f}): it may have fallen over away from the camera"
     elif along < -1.0:
         state = "contradicted"
     else:
