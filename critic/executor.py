@@ -245,12 +245,14 @@ class Executor:
         subjects = {name: plan.subject(name) for name in op_subjects(op)}
         if isinstance(op, GroundOp):
             # grounding binds the plan's subjects to tracks one to one: it sees every subject (its own first),
-            # and so does the cache key (another set of subjects may bind this one to another track)
+            # and so does the cache key (another set of subjects may bind this one to another track); it also
+            # reads the prompt (whether a subject is one body or a group, its shade), so the key holds that too:
+            # "The first domino" and "Several dominoes" are subjects alike in every field but what the prompt says
             subjects.update({s.name: s for s in plan.subjects if s.name not in subjects})
         key = sha256_json({"clip": video.sha256, "op": op.model_dump(mode="json", exclude={"id"}),
                            "backend": backend, "version": version, "inputs": [keys.get(d, "") for d in deps],
-                           **({"subjects": [subjects[n].model_dump(mode="json") for n in subjects]}
-                              if isinstance(op, GroundOp) else {})})
+                           **({"subjects": [subjects[n].model_dump(mode="json") for n in subjects],
+                               "prompt": plan.prompt} if isinstance(op, GroundOp) else {})})
 
         tracks: dict[str, list[Track]] = {}
         if not isinstance(op, GroundOp):

@@ -152,6 +152,20 @@ def test_cache_by_clip_op_args_and_version(tmp_path):
     assert not any(v for k, v in ex4.cache_hits.items() if ex4.records[k].op == "measure")
 
 
+def test_grounding_of_subjects_alike_in_every_field_is_not_shared_between_prompts():
+    """"The first domino tips over." and "Several dominoes fall down." declare the same subject, field for field
+    (noun, no colour, no count, the same span), but the grounder reads from the prompt that the second is a group:
+    grounding the second must not reuse the first's binding (one track, which once made "several" a count of one).
+    """
+    one, group = make_plan("The first domino tips over."), make_plan("Several dominoes fall down.")
+    assert [s.model_dump() for s in one.subjects] == [s.model_dump() for s in group.subjects]
+    cache = OperationCache()
+    ground, other, specs = specialists()
+    keys = [next(r.cache_key for r in Executor(specs, cache).run(plan, fake_video()).records.values()
+                 if r.op == "ground") for plan in (one, group)]
+    assert keys[0] != keys[1]
+
+
 def test_observation_windows_are_clipped_to_the_clip():
     class Wide:
         name, version = "wide", "1"

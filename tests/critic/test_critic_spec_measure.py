@@ -1449,3 +1449,23 @@ def test_a_body_that_falls_over_away_from_the_camera_does_not_deny_that_it_toppl
     assert states["can"].state == "unknown" and "turns" in states["can"].reason, states["can"]
     assert states["ball"].state == "contradicted", states["ball"]
 
+
+def test_a_blob_that_grows_down_from_a_body_at_rest_is_no_fall_from_mid_air():
+    """A ball (radius 5 px) rests in mid-air before a plain backdrop for 12 frames. Let go, it falls whole (its
+    box's top with its bottom): it rested on nothing (support contradicted, "then falls"). If instead its blob takes
+    in a piece below it (a seam, a shadow: the box grows down 15 px from a top that stays), its centre comes down
+    half a radius and more, but the body has not moved: no fall from mid-air (not contradicted)."""
+    t = 30
+    k = np.arange(t)
+    drop = np.where(k > 11, np.minimum(30.0 + 1.5 * (k - 11) ** 2, 100.0), 30.0)
+    fall = _centred_track(np.stack([np.full(t, 60.0), drop], 1), 5.0)
+    bottom = np.where(k > 11, np.minimum(35.0 + 5.0 * (k - 11), 50.0), 35.0)
+    boxes = np.stack([np.full(t, 55.0), np.full(t, 25.0), np.full(t, 65.0), bottom], 1)
+    grow = dataclasses.replace(fall, boxes_xyxy=boxes, centroid_px=np.stack([np.full(t, 60.0), (25.0 + bottom) / 2], 1),
+                               area_px=10.0 * (bottom - 25.0))
+    frames = np.full((t, 120, 120, 3), 150, np.uint8)
+    op = MeasureOp(id="m", subject="ball", quantity="support")
+    fell, grew = (TrackMeasurer().run(op, OperationInputs(tracks={"ball": [tr]}), context_from_arrays(frames, 10.0))
+                  for tr in (fall, grow))
+    assert fell.state == "contradicted" and "then falls" in fell.measured, (fell.measured, fell.reason)
+    assert grew.state != "contradicted", (grew.measured, grew.reason)

@@ -269,7 +269,8 @@ def _pauses_in_fall(track: Track, r: float) -> list[tuple[int, int]]:
 def _released_unsupported(track: Track, video: VideoContext, r: float, hover_radii: float) -> list[tuple[int, int]]:
     """Stationary runs from which the subject then comes down, with nothing under it to have held it: well above
     the floor line (``hover_radii`` radii or more; with no floor line, above the lowest point it then comes down
-    to), falling straight (no sideways travel on the way out: a body that rolls off a ledge moves sideways first),
+    to), falling straight (no sideways travel on the way out: a body that rolls off a ledge moves sideways first)
+    and whole (its box's top comes down too: a blob that takes in a piece below grows down from a top that stays),
     and the clip's usual picture just under the body the same as just over it (one uniform backdrop: no shelf,
     ramp, body or hand beneath). A body held still in mid-air and then let go by nothing in view hovered, wherever
     in the clip that happens (before any landing too)."""
@@ -286,6 +287,10 @@ def _released_unsupported(track: Track, video: VideoContext, r: float, hover_rad
         if b >= len(y) or not ok[e:b + 1].all():
             continue
         if not (y[b] - y[e] >= 0.5 * r and y[e + 1] - y[e] > 0.05 * r and abs(x[e + 1] - x[e]) < 0.5 * r):
+            continue
+        if boxes[b, 1] - boxes[e, 1] < 0.5 * r:
+            # its top stays where it rested: the blob took in a piece below it (a seam, a shadow, a neighbour),
+            # the body did not come down
             continue
         x0, y0, x1, y1 = (float(np.nanmedian(boxes[s:e + 1, i])) for i in range(4))
         # how high it was: above the floor line, or (with none) above the lowest point of the fall that follows
