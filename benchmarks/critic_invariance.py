@@ -59,8 +59,13 @@ def main() -> None:
 
     with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
         cfg = compose(config_name="critic_app", overrides=["report=false", "progress=false"])
-    matrix = {clip: prompts for clip, prompts in yaml.safe_load(Path(args.matrix).read_text()).items()
-              if args.clip in clip}
+    try:
+        loaded = yaml.safe_load(Path(args.matrix).read_text())
+    except (OSError, yaml.YAMLError) as err:
+        raise SystemExit(f"--matrix {args.matrix}: cannot read it as YAML ({type(err).__name__}: {err})") from None
+    if not isinstance(loaded, dict):
+        raise SystemExit(f"--matrix {args.matrix}: expected a mapping of clip path -> list of prompts")
+    matrix = {clip: prompts for clip, prompts in loaded.items() if args.clip in clip}
     comp = build_components(cfg)
     tmp = Path(tempfile.mkdtemp(prefix="critic_invariance_"))
 
