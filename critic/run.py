@@ -116,9 +116,8 @@ def critique(video_path: str | os.PathLike, prompt: str, cfg_or_components: Any,
     # 3. execute the declared operations on the clip, then aggregate
     if video is None:
         video = load_video(video_path)
-    clip_sha = video.sha256
     if comp.video_filter is not None:
-        video = comp.video_filter(video)
+        video = comp.video_filter(video)  # its frames, and so its cache key; the verdict keeps the file's sha256
     ex: Execution = Executor(comp.specialists, comp.cache, slack_fraction=comp.aggregator.slack_fraction).run(
         plan, video, progress=comp.progress)
     verdict = comp.aggregator.aggregate(plan, ex.records, clip_sha256=clip_sha, video=video_name,

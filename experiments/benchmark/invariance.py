@@ -58,7 +58,7 @@ class FrameStep:
     step: int = 2
 
     def __call__(self, video: VideoContext) -> VideoContext:
-        return _rebuilt(video, np.ascontiguousarray(video.frames[::self.step]), every=self.step)
+        return _rebuilt(video, video.frames[::self.step], every=self.step)
 
 
 @dataclass(frozen=True)

@@ -49,8 +49,8 @@ def continuity(op: MeasureOp, track: Track, other: Track | None, video: VideoCon
         v = np.diff(c[s:e + 1], axis=0)  # v[i] = c[s+i+1] - c[s+i]
         for i in range(len(v)):
             nb = [v[j] for j in (i - 1, i + 1) if 0 <= j < len(v)]
-            if not nb or (i == 0 and _lost_in_view(track, s - 1, video)) or \
-                    (i == len(v) - 1 and _lost_in_view(track, e + 1, video)):
+            if not nb or (i == 0 and _lost_in_view(track, ok, s - 1, video)) or \
+                    (i == len(v) - 1 and _lost_in_view(track, ok, e + 1, video)):
                 # a step next to a frame where the tracker lost the body in view has one neighbour, and its blob
                 # is often a piece of a merge or a split: a body that turns there (a bounce, a fast fall found
                 # again as it lands) differs from that one step as much as a jump does. The jump across the loss
@@ -122,11 +122,12 @@ def continuity(op: MeasureOp, track: Track, other: Track | None, video: VideoCon
     return measurement("supported", req, "no jump beyond the neighbouring velocities", radius_px=r)
 
 
-def _lost_in_view(track: Track, k: int, video: VideoContext) -> bool:
+def _lost_in_view(track: Track, ok: np.ndarray, k: int, video: VideoContext) -> bool:
     """Did the tracker lose the body at frame ``k`` while it was in the picture: a frame of the clip where it is not
-    observed, with its (predicted) centre inside the frame or not known? A body whose predicted centre is outside
-    the frame left the picture (or has yet to come in): nothing was lost."""
-    if not 0 <= k < len(track.visible) or observed(track)[k]:
+    observed (``ok`` (T,), :func:`observed` of the track), with its (predicted) centre inside the frame or not
+    known? A body whose predicted centre is outside the frame left the picture (or has yet to come in): nothing
+    was lost."""
+    if not 0 <= k < len(ok) or ok[k]:
         return False
     x, y = track.centroid_px[k]
     h, w = video.frames.shape[1:3]

@@ -65,8 +65,9 @@ def direction(op: MeasureOp, track: Track, other: Track | None, video: VideoCont
     depth_change = float(np.log(np.percentile(clean, 90) / np.percentile(clean, 10))) if clean.size >= 3 else 0.0
     b = track.boxes_xyxy
     aspect = (b[:, 2] - b[:, 0] + 1) / (b[:, 3] - b[:, 1] + 1)
-    same_shape = abs(np.log(float(np.nanmedian(aspect[idx[-3:]])) / float(np.nanmedian(aspect[idx[:3]])))) \
-        < np.log(1.25)
+    # the box's aspect from its first frames to its last: a body that turns over changes it
+    turn = float(np.nanmedian(aspect[idx[-3:]])) / float(np.nanmedian(aspect[idx[:3]]))
+    same_shape = abs(np.log(turn)) < np.log(1.25)
     why_unknown = ""
     if d in ("up", "down") and depth_change > np.log(1.25) and same_shape:
         # moving in depth: up/down in the image need not be up/down in the world
@@ -82,7 +83,6 @@ def direction(op: MeasureOp, track: Track, other: Track | None, video: VideoCont
         # it turned over on the way (a can knocked over, a box that tumbles): a body that falls over away from the
         # camera goes up in the picture, so up or down there is not up or down in the world
         state = "unknown"
-        turn = float(np.nanmedian(aspect[idx[-3:]])) / float(np.nanmedian(aspect[idx[:3]]))
         why_unknown = f"its outline turns (box aspect x{turn:.2f}): it may have fallen over away from the camera"
     elif along < -1.0:
         state = "contradicted"

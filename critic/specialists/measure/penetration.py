@@ -253,8 +253,9 @@ def _against_own_levels(track: Track, req: str, video: VideoContext) -> Measurem
         # at the same apparent size as at the level and as it usually is up to there: a body drawn over the floor
         # as it sinks keeps it; a blob under its size is a part of the body or of something else (a shadow, a
         # highlight), which the track switched to
-        usual = np.array([np.nanmedian(size[: f + 1][ok[: f + 1]]) if f >= 0 and ok[: f + 1].any() else np.nan
-                          for f in ref_frame])
+        usual_at = {int(f): float(np.nanmedian(size[: f + 1][ok[: f + 1]])) if ok[: f + 1].any() else np.nan
+                    for f in np.unique(ref_frame) if f >= 0}  # one median per level, not per frame
+        usual = np.array([usual_at.get(int(f), np.nan) for f in ref_frame])
         same_size = (growth < SINK_MAX_GROWTH) & (growth > 1.0 / SINK_MAX_GROWTH) & \
             (size / usual > 1.0 / SINK_MAX_GROWTH)
         sunk = ok & (ref_frame >= 0) & (depth > SINK_RADII) & same_size & (b[:, 3] < h - 2) \
