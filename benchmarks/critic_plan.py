@@ -44,7 +44,8 @@ def main() -> None:
     spec = ScriptedSpecialist({"default": {"state": "supported", "window": [2, 3],
                                            "windows": {k: [2, 3] for k in ("airborne", "contact", "rest", "motion",
                                                                             "onset")}}})
-    specialists = {k: spec for k in ("measure", "count", "read", "hear", "depth", "judge")} | {"ground": FakeGrounder()}
+    specialists = ({k: spec for k in ("measure", "count", "scene", "read", "hear", "depth", "judge")}
+                   | {"ground": FakeGrounder()})
     video = fake_video(num_frames=81, fps=16, height=480, width=848, audio=True)
     print(f"{'prompt':<40} {'ops':>4} {'plan ms':>8} {'valid ms':>9} {'exec ms':>8} {'agg ms':>7} {'write ms':>9}")
     for prompt in PROMPTS:

@@ -168,7 +168,7 @@ def _tracks_summary(tracks: list[Track], video: VideoContext) -> Measurement:
 class Executor:
     """Runs a validated plan against one clip with the configured specialists.
 
-    ``specialists`` maps operation family names (``ground``, ``count``, ``measure``, ``depth``, ``read``,
+    ``specialists`` maps operation family names (``ground``, ``count``, ``measure``, ``scene``, ``depth``, ``read``,
     ``hear``, ``judge``) to objects with ``name``, ``version`` and ``run(op, inputs, video)`` (``inputs``: an
     :class:`OperationInputs`)."""
 

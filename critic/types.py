@@ -228,8 +228,8 @@ class VideoContext:
 # ==================================================================================================
 
 #: The surface operations. ``contains(A, B)``: B lies within A; ``during(A, B)``: A lies within B.
-OP_NAMES: tuple[str, ...] = ("ground", "count", "measure", "depth", "read", "hear", "before", "contains",
-                             "during", "judge")
+OP_NAMES: tuple[str, ...] = ("ground", "count", "measure", "scene", "depth", "read", "hear", "before",
+                             "contains", "during", "judge")
 
 #: The track-based physical measurements of ``measure`` (docs/architecture.md §5 "Track-based measurements"). What
 #: the plan language knows about each one is in :data:`QUANTITY_SPECS`.
@@ -378,6 +378,16 @@ class MeasureOp(_Op):
     surface: Surface | None = None
 
 
+class SceneOp(_Op):
+    """A check of the whole picture that reads no track. ``permanence``: nothing in view appears from nowhere or
+    vanishes in place (a body the prompt never names pasted into the clip, one painted out of it); ``continuity``:
+    time runs on (bodies in motion do not all stop dead at once and go on from where they stopped: a frozen clip).
+    Returns a ``Measurement`` (no event windows)."""
+
+    op: Literal["scene"] = "scene"
+    quantity: Literal["permanence", "continuity"] = "permanence"
+
+
 class DepthOp(_Op):
     """Depth relation between subject ``a`` and subject ``b`` (or the camera when ``b`` is None)."""
 
@@ -437,9 +447,10 @@ class JudgeOp(_Op):
     question: str = Field(min_length=1, max_length=1000)
 
 
-Operation = Annotated[GroundOp | CountOp | MeasureOp | DepthOp | ReadOp | HearOp | BeforeOp | ContainsOp | DuringOp
-                      | JudgeOp, Field(discriminator="op")]
-AnyOp = GroundOp | CountOp | MeasureOp | DepthOp | ReadOp | HearOp | BeforeOp | ContainsOp | DuringOp | JudgeOp
+Operation = Annotated[GroundOp | CountOp | MeasureOp | SceneOp | DepthOp | ReadOp | HearOp | BeforeOp | ContainsOp
+                      | DuringOp | JudgeOp, Field(discriminator="op")]
+AnyOp = (GroundOp | CountOp | MeasureOp | SceneOp | DepthOp | ReadOp | HearOp | BeforeOp | ContainsOp | DuringOp
+         | JudgeOp)
 
 
 def op_subjects(op: AnyOp) -> list[str]:

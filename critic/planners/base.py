@@ -13,9 +13,13 @@ import numpy as np
 from critic.plan import check_plan
 from critic.planners.lexicon import PHYSICAL_WORD_RE, STOPWORDS, clauses, lower
 from critic.types import (IMPLICIT_QUANTITIES, QUANTITY_SPECS, AnyOp, Claim, Cost, GroundOp, JudgeOp, MeasureOp,
-                          Obligation, Plan, SubjectSpec, UnplannedSpan, op_subjects)
+                          Obligation, Plan, SceneOp, SubjectSpec, UnplannedSpan, op_subjects)
 
 _WORD_RE = re.compile(r"[a-z][a-z'\-]*")
+#: the claims of the whole scene (``PlanBuilder.add_scene``), by ``SceneOp.quantity``
+SCENE_WORDING: dict[str, str] = {
+    "permanence": "Nothing in the scene appears from nowhere or vanishes in place",
+    "continuity": "Time runs on in the scene: it never freezes while bodies move"}
 
 
 @dataclass(frozen=True)
@@ -199,6 +203,23 @@ class PlanBuilder:
                 continue
             cid = self.claim(span, kind="implicit", subjects=[subject], text=f"{phrase} {implicit.wording}")
             self.oblige(cid, check, f"{quantity} (implicit)")
+
+    def add_scene(self, which: list[str] | tuple[str, ...] = IMPLICIT_QUANTITIES) -> None:
+        """What a physicist presumes of the whole scene when ``permanence`` and ``continuity`` are presumed of its
+        bodies (``which``): nothing in view appears from nowhere or vanishes in place, whether the prompt names that
+        body or not, and time runs on (no frozen frames). Added once each, to a plan that grounds a rigid subject;
+        their claims have no subject and carry the whole prompt's span (the scene the prompt describes)."""
+        grounded = {op.subject for op in self.ops if isinstance(op, GroundOp)}
+        if not any(s.rigid for n, s in self.subjects.items() if n in grounded):
+            return
+        for quantity in ("permanence", "continuity"):
+            if quantity not in which:
+                continue
+            check = self.op(SceneOp, quantity=quantity)
+            if any(ob.check == check for ob in self.obligations):
+                continue
+            cid = self.claim((0, len(self.prompt)), kind="implicit", text=SCENE_WORDING[quantity])
+            self.oblige(cid, check, f"scene {quantity} (implicit)")
 
     def _find_phrase(self, spec: SubjectSpec) -> tuple[int, int] | None:
         """Where the prompt names the subject ("a red ball"), for plans whose subjects carry no span."""

@@ -140,6 +140,7 @@ class LLMPlanner:
         for s in plan.subjects:
             if any(isinstance(op, GroundOp) and op.subject == s.name for op in plan.operations):
                 b.add_implicit(s.name, self.implicit)
+        b.add_scene(self.implicit)
         return b.build(plan.planner or self.name)
 
 

@@ -490,6 +490,7 @@ class RulesPlanner:
         for name in list(b.subjects):
             if name not in st.counted_only and any(isinstance(op, GroundOp) and op.subject == name for op in b.ops):
                 b.add_implicit(name, self.implicit)
+        b.add_scene(self.implicit)
         if self.dense:
             b.add_dense()
         if not b.claims:

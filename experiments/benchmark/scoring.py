@@ -17,7 +17,8 @@ frame period on each side). A contradicted claim without a window matches on the
 
 Object naming (:func:`claim_names_object`), in order:
 
-1. a clip with one object: every claim names it;
+1. a clip with one object: every claim names it; so does a claim about the whole scene (implicit, with no subject:
+   "nothing in the scene appears from nowhere") in any clip, whatever its span's words;
 2. colours: when the claim's words (its subjects' colour, noun and name, and the words of its prompt span) hold a
    colour word and the object has a colour, the claim names the object only if the object's colour is among them;
 3. the claim's prompt span overlaps the span where the prompt first names the object (``SceneObject.mention``):
@@ -141,7 +142,7 @@ def _overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:
 
 def claim_names_object(claim: ReportClaim, obj: SceneObject, objects: Sequence[SceneObject]) -> bool:
     """Does ``claim`` speak of ``obj`` (one of the clip's ``objects``)? The rules are the module docstring's."""
-    if len(objects) <= 1:
+    if len(objects) <= 1 or (claim.kind == "implicit" and not claim.subjects):
         return True
     cw = claim_words(claim)
     colours = cw & _COLOURS

@@ -152,7 +152,8 @@ def test_an_unplanned_physical_clause_keeps_the_clip_from_being_supported(tmp_pa
     from critic.run import CriticComponents, critique
     from critic.testing import FakeGrounder, ScriptedSpecialist, fake_video
 
-    specs = {"ground": FakeGrounder(), "measure": ScriptedSpecialist({"default": {"state": "supported"}})}
+    supported = ScriptedSpecialist({"default": {"state": "supported"}})
+    specs = {"ground": FakeGrounder(), "measure": supported, "scene": supported}
     comp = CriticComponents(planner=RulesPlanner(), specialists=specs)
     alone = critique("fake.mp4", "A red ball falls.", comp, tmp_path / "a", video=fake_video())
     assert alone.verdict == "supported"

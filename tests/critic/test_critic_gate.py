@@ -25,7 +25,7 @@ def specialists(script=None):
     ground = FakeGrounder()
     other = ScriptedSpecialist(script or {"default": {"state": "supported"}})
     return ground, other, {"ground": ground, "measure": other, "count": other, "read": other, "hear": other,
-                           "depth": other, "judge": other}
+                           "depth": other, "judge": other, "scene": other}
 
 
 def test_only_declared_operations_are_dispatched_with_declared_args():
@@ -132,8 +132,9 @@ def test_missing_specialist_and_missing_subject_are_unknown():
     ground, other, specs = specialists()
     specs["ground"] = FakeGrounder(missing=["ball"])
     ex = Executor(specs).run(plan, fake_video())
-    assert all(r.state == "unknown" and "not found" in r.reason for r in ex.records.values())
-    assert not other.calls
+    # the whole-scene check reads no subject's track: it alone runs
+    assert all(r.state == "unknown" and "not found" in r.reason for r in ex.records.values() if r.op != "scene")
+    assert {args["op"] for _, args, _ in other.calls} == {"scene"}
 
 
 def test_cache_by_clip_op_args_and_version(tmp_path):
@@ -202,7 +203,7 @@ def test_unknown_subject_gives_unknown_verdict_with_reason(tmp_path):
     comp = CriticComponents(planner=RulesPlanner(), specialists=specs)
     v = critique("fake.mp4", "A zorblax falls.", comp, tmp_path, video=fake_video())
     assert v.verdict == "unknown" and v.claims
-    assert all(c.state == "unknown" and "not found" in c.reason for c in v.claims)
+    assert all(c.state == "unknown" and "not found" in c.reason for c in v.claims if c.subjects)
 
 
 def test_cache_on_disk_is_json_and_npz_checked_against_its_key(tmp_path):

@@ -152,7 +152,7 @@ def test_json_schema_is_available_for_llm_response_format():
     schema = Plan.model_json_schema()
     assert "operations" in schema["properties"]
     text = json.dumps(schema)
-    for op in ("ground", "count", "measure", "depth", "read", "hear", "before", "contains", "during", "judge"):
+    for op in ("ground", "count", "measure", "scene", "depth", "read", "hear", "before", "contains", "during", "judge"):
         assert f'"{op}"' in text
 
 

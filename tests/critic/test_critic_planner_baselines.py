@@ -53,7 +53,8 @@ def test_questions_ask_per_object_and_per_explicit_claim():
 def test_implicit_switch_and_the_explicit_only_preset():
     on, off = RulesPlanner(implicit=True).plan(PROMPT).plan, RulesPlanner(implicit=False).plan(PROMPT).plan
     assert {c.kind for c in off.claims} == {"explicit"}
-    assert sum(c.kind == "implicit" for c in on.claims) == 2 * len(IMPLICIT_QUANTITIES)
+    # each ball's presumed obligations, and two of the whole scene (nothing appears from nowhere; time runs on)
+    assert sum(c.kind == "implicit" for c in on.claims) == 2 * len(IMPLICIT_QUANTITIES) + 2
     with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
         cfg = compose(config_name="critic_app", overrides=["critic/planner=explicit_only"])
     assert instantiate(cfg.critic.planner).implicit == ()
@@ -90,7 +91,8 @@ def test_slack_fraction_reaches_the_temporal_operations_of_a_critique(tmp_path):
     states = {}
     for fraction in (0.25, 0.1):
         other = ScriptedSpecialist(script)
-        specs = {"ground": FakeGrounder(), **{k: other for k in ("measure", "count", "read", "hear", "depth", "judge")}}
+        specs = {"ground": FakeGrounder(),
+                 **{k: other for k in ("measure", "count", "scene", "read", "hear", "depth", "judge")}}
         comp = CriticComponents(planner=RulesPlanner(implicit=False), specialists=specs,
                                 aggregator=Aggregator(slack_fraction=fraction), report=False)
         v = critique("fake.mp4", "A red ball falls, then bounces twice.", comp, tmp_path / str(fraction),

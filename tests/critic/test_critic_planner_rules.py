@@ -43,9 +43,16 @@ def test_bounce_then_land_with_spans_and_order():
 
 def test_implicit_obligations_tied_to_introducing_span():
     p = plan_of("Two small red balls collide.")
-    implicit = [c for c in p.claims if c.kind == "implicit"]
+    implicit = [c for c in p.claims if c.kind == "implicit" and c.subjects]
     assert {p.op(o.check).quantity for o in p.obligations if o.claim in {c.id for c in implicit}} == IMPLICIT
     assert all(c.span == (0, 19) for c in implicit)  # "Two small red balls"
+    # and two claims of the whole scene, with no subject, over the whole prompt, checked by scene operations
+    scene = [c for c in p.claims if c.kind == "implicit" and not c.subjects]
+    assert [c.span for c in scene] == [(0, len("Two small red balls collide"))] * 2
+    checks = [p.op(o.check) for o in p.obligations if o.claim in {c.id for c in scene}]
+    assert [(op.op, op.quantity) for op in checks] == [("scene", "permanence"), ("scene", "continuity")]
+    # an explicit-only planner presumes nothing of the scene either
+    assert not [c for c in RulesPlanner(implicit=()).plan("Two small red balls collide.").plan.claims if not c.subjects]
     pen = next(p.op(o.check) for o in p.obligations if p.op(o.check).op == "measure"
                and p.op(o.check).quantity == "penetration")
     assert pen.expect.holds is False

@@ -8,7 +8,7 @@ import pytest
 
 CONF = Path(__file__).resolve().parents[2] / "conf"
 OPTIONS = sorted(p.stem for p in (CONF / "critic" / "specialists").glob("*.yaml"))
-FAMILIES = ("ground", "count", "measure", "depth", "read", "hear", "judge")
+FAMILIES = ("ground", "count", "measure", "scene", "depth", "read", "hear", "judge")
 
 
 def test_options_present():

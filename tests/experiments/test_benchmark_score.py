@@ -123,6 +123,11 @@ def test_object_naming_rules():
     assert not claim_names_object(_claim((11, 16), "rolls", ["cube"]), blue, objects)
     # one object: any subject
     assert claim_names_object(_claim((11, 16), "rolls", ["cube"]), red, [red])
+    # a claim of the whole scene (implicit, no subject) names every object, one the prompt never mentions too
+    pasted = SceneObject(name="pasted_purple_ball", shape="sphere", color="purple")
+    scene = _claim((0, 50), p[:50]).model_copy(update={"kind": "implicit"})
+    assert all(claim_names_object(scene, o, [red, blue, pasted]) for o in (red, blue, pasted))
+    assert not claim_names_object(_claim((0, 50), p[:50]), pasted, [red, blue, pasted])  # explicit: its colours
 
 
 def test_score_command_writes_tables_figure_and_pages(tmp_path):

@@ -1,0 +1,261 @@
+"""``scene`` specialist (offline default): whole-scene checks that read the pixels and no track.
+
+``continuity``: time runs on. Bodies in motion do not all stop dead at once and then go on from where they stopped:
+a run of frames in which nothing in the picture changes, between frames where bodies move, in the same places on both
+sides of it, is the clip frozen (a frame shown several times over). Motion that resumes elsewhere (a caption that goes,
+another body set off) is not a body going on, and a scene that comes to rest and stays is not frozen.
+
+``permanence``: nothing in view appears from nowhere or vanishes in place. The grounder's tracks miss the bodies the
+prompt never names (a ball pasted into the clip half-way, an object painted out of it), and a body that stays still
+for half the clip or more is taken into the median background, so this check looks at the picture itself: a place
+whose colour holds steady for a few frames, then changes in one frame to another colour that holds steady again.
+A body arrives at a place by moving there (the pixels around it change in the frames before, and as it settles);
+an in-place change of a compact, body-sized region with nothing moving around it is a body that appeared or
+vanished. What is not a body is left alone: captions (letters: thin strokes, several at once, or a row), a change
+of the whole picture (a cut, a light, a camera that moves), regions touching the frame's border (a body coming in).
+
+Frames are read on a grid of at most ``grid_side`` px on the long side (area-averaged, which also averages sensor
+noise), in CIELAB (delta E units throughout); the body test runs at full resolution.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from critic.specialists.colour import name_colour, rgb_to_lab
+from critic.specialists.measure.common import measurement
+from critic.types import CONTRADICTED, SUPPORTED, UNKNOWN, Measurement, OperationInputs, SceneOp, VideoContext
+
+
+class SceneChangeDetector:
+    """The ``scene`` specialist. Arguments (delta E is CIELAB distance; frames are video frames):
+
+    * ``grid_side``: the long side (px) of the grid the frames are read on;
+    * ``step_delta_e``: a place changes when its colour after differs by more than this from its colour before;
+    * ``stable_delta_e``: before and after, every frame of the place stays within this of its median;
+    * ``before_s`` / ``after_s``: how long (s, at least ``min_steady_frames`` frames) it is steady on each side;
+    * ``min_area_px``: the smallest region (grid px) taken for a body; ``max_area_frac``: the largest (of the frame);
+    * ``min_compactness``: 4 pi area / perimeter^2 of what changed at full resolution (a disc is near 1, a box
+      0.8, a caption's strokes under 0.5);
+    * ``ring_radii`` / ``max_ring_change``: within this many radii around the region, at most this share of the
+      place changed in the frame before or as it changed (a body moving in or out changes its surroundings);
+    * ``reach_radii`` / ``max_moved_share``: within this many radii, what else changed in those frames is less than
+      this share of the region's own area (a fast body arriving in one frame leaves its old place within reach);
+    * ``max_changing_share``: a frame where more than this share of the picture changes is a cut, a light or a
+      camera move: no in-place change is read there, and a clip where a quarter of the frames do so is unknown;
+    * ``still_share`` / ``moving_share``: for ``continuity``, a frame step where at most the first share of the
+      picture changes (by more than ``still_delta_e``) shows nothing moving; one where at least the second does shows
+      bodies moving; ``min_frozen_steps``: the shortest frozen run (frame steps); ``min_resume_overlap``: the share of
+      what moves after the run that lies where things moved before it (within ``resume_reach_px`` grid px).
+    """
+
+    name = "scene_change"
+    version = "1"
+
+    def __init__(self, grid_side: int = 160, step_delta_e: float = 25.0, stable_delta_e: float = 8.0,
+                 before_s: float = 0.15, after_s: float = 0.15, min_steady_frames: int = 4, min_area_px: int = 12,
+                 max_area_frac: float = 0.05, min_compactness: float = 0.6, ring_radii: float = 2.0,
+                 max_ring_change: float = 0.1, reach_radii: float = 6.0, max_moved_share: float = 1.0,
+                 max_changing_share: float = 0.3, still_delta_e: float = 15.0, still_share: float = 5e-4,
+                 moving_share: float = 5e-3, min_frozen_steps: int = 2, min_resume_overlap: float = 0.3,
+                 resume_reach_px: int = 2):
+        self.grid_side, self.step, self.stable = int(grid_side), float(step_delta_e), float(stable_delta_e)
+        self.before_s, self.after_s, self.min_steady = float(before_s), float(after_s), int(min_steady_frames)
+        self.min_area, self.max_area_frac = int(min_area_px), float(max_area_frac)
+        self.min_compactness, self.ring_radii, self.max_ring_change = (float(min_compactness), float(ring_radii),
+                                                                       float(max_ring_change))
+        self.reach_radii, self.max_moved_share = float(reach_radii), float(max_moved_share)
+        self.max_changing_share = float(max_changing_share)
+        self.still_delta_e, self.still_share, self.moving_share = (float(still_delta_e), float(still_share),
+                                                                   float(moving_share))
+        self.min_frozen_steps, self.min_resume_overlap = int(min_frozen_steps), float(min_resume_overlap)
+        self.resume_reach_px = int(resume_reach_px)
+
+    def run(self, op: SceneOp, inputs: OperationInputs, video: VideoContext) -> Measurement:
+        check = {"permanence": self.permanence, "continuity": self.continuity}[op.quantity]
+        return check(video)
+
+    def continuity(self, video: VideoContext) -> Measurement:
+        """A frozen run: ``min_frozen_steps`` or more frame steps where nothing moves, between steps where bodies
+        move, with what moves after it lying where things moved before it."""
+        req = "time runs on: bodies in motion do not all stop dead at once and go on from where they stopped"
+        t_count = video.num_frames
+        if t_count < self.min_frozen_steps + 3:
+            return measurement(UNKNOWN, req, "", reason=f"too few frames ({t_count}) to see motion around a pause")
+        lab, _ = self._grid(video)
+        moved = np.linalg.norm(np.diff(lab, axis=0), axis=-1) > self.still_delta_e  # (T-1, h, w): step s -> s+1
+        share = moved.reshape(len(moved), -1).mean(axis=1)
+        still = share <= self.still_share
+        s = 1
+        while s < len(share):
+            if not still[s]:
+                s += 1
+                continue
+            e = s
+            while e < len(share) and still[e]:
+                e += 1
+            # steps s..e-1 show nothing moving: frames s..e are one picture
+            if (e - s >= self.min_frozen_steps and e < len(share) and share[s - 1] >= self.moving_share
+                    and share[e] >= self.moving_share):
+                before = self._dilate(moved[s - 1].astype(np.uint8), self.resume_reach_px)
+                overlap = float((moved[e] & before).sum()) / max(int(moved[e].sum()), 1)
+                if overlap >= self.min_resume_overlap:
+                    return measurement(
+                        CONTRADICTED, req, f"frames {s} to {e} show one picture ({e - s} frame steps with "
+                        f"{100 * share[s:e].max():.2f} % of it changing at most), between steps where "
+                        f"{100 * share[s - 1]:.1f} % and {100 * share[e]:.1f} % of it move, and the motion after goes "
+                        f"on where it stopped ({100 * overlap:.0f} % of it)", window=video.window(s, e),
+                        frozen=[s, e], moving_before=share[s - 1], moving_after=share[e], resume_overlap=overlap)
+            s = e
+        return measurement(SUPPORTED, req, f"no frozen run between motions in {t_count} frames")
+
+    def permanence(self, video: VideoContext) -> Measurement:
+        """The first body-like region that appears or vanishes in place (module docstring)."""
+        req = "nothing in view appears from nowhere or vanishes in place"
+        before = max(self.min_steady, int(round(self.before_s * video.fps)))
+        after = max(self.min_steady, int(round(self.after_s * video.fps)))
+        t_count = video.num_frames
+        if t_count < before + after + 1:
+            return measurement(UNKNOWN, req, "", reason=f"too few frames ({t_count}) to see a place before and after "
+                               f"a change ({before} + {after})")
+        lab, scale = self._grid(video)
+        h, w = lab.shape[1:3]
+        # frame-to-frame change (T-1, h, w): what moved, and how much of the picture changes at once
+        step_de = np.linalg.norm(np.diff(lab, axis=0), axis=-1)
+        moved = step_de > self.step
+        # a place steady within ``stable`` on both sides of a change of more than ``step`` changed by more than
+        # their difference from one frame to the next: only those places are looked at (the medians are the cost)
+        loose = step_de > max(self.step - 2 * self.stable, 0.0)
+        changing = moved.reshape(len(moved), -1).mean(axis=1) > self.max_changing_share
+        if changing.mean() > 0.25:
+            return measurement(UNKNOWN, req, "", reason=f"the whole picture changes in {int(changing.sum())} of "
+                               f"{len(changing)} frame steps (a moving camera or changing light): no place to watch")
+        for t in range(before, t_count - after + 1):
+            if changing[t - 1] or (t >= 2 and changing[t - 2]):
+                continue
+            found = self._change_at(video, lab, moved, loose, t, before, after, scale, h, w)
+            if not found:
+                continue
+            names = [name_colour(rgb)[0] for _, _, rgb, _, _ in found]
+            kinds = sorted(kind for *_, kind, _ in found)
+            (x, y), area_px, _, kind, compact = found[0]
+            values = dict(frame=t, at_px=[round(x, 1), round(y, 1)], area_px=area_px, colour=names[0], change=kind,
+                          compactness=round(compact, 3))
+            if kinds == ["appears", "vanishes"]:
+                # a body at rest that is at rest somewhere else one frame later: a jump
+                gone = next(f for f in found if f[3] == "vanishes")
+                come = next(f for f in found if f[3] == "appears")
+                jump = float(np.hypot(come[0][0] - gone[0][0], come[0][1] - gone[0][1]))
+                text = (f"a {names[found.index(gone)]} body of {gone[1]} px at ({gone[0][0]:.0f}, {gone[0][1]:.0f}) px "
+                        f"vanishes at frame {t} and a {names[found.index(come)]} one of {come[1]} px appears at "
+                        f"({come[0][0]:.0f}, {come[0][1]:.0f}) px, {jump:.0f} px away: both places were steady before "
+                        "and after, nothing moved between them")
+                values.update(change="jumps", jump_px=round(jump, 1),
+                              to_px=[round(come[0][0], 1), round(come[0][1], 1)])
+            else:
+                text = (f"a {names[0]} body of {area_px} px {kind} at frame {t} in open view at ({x:.0f}, {y:.0f}) px: "
+                        "the place was steady before and after, nothing moved in or out")
+            return measurement(CONTRADICTED, req, text, window=video.window(t - 1, t), **values)
+        return measurement(SUPPORTED, req, f"no body appears or vanishes in place in {t_count} frames")
+
+    # ----------------------------------------------------------------------------------------------
+
+    def _grid(self, video: VideoContext) -> tuple[np.ndarray, float]:
+        """Every frame on the grid, CIELAB float32 (T, h, w, 3), and the grid's scale (grid px per video px);
+        memoised on ``video`` (both checks read it)."""
+        memo = video.__dict__.setdefault("_scene_grid", {})
+        if self.grid_side not in memo:
+            memo[self.grid_side] = self._grid_of(video)
+        return memo[self.grid_side]
+
+    def _grid_of(self, video: VideoContext) -> tuple[np.ndarray, float]:
+        f = video.frames
+        scale = min(1.0, self.grid_side / max(f.shape[1], f.shape[2]))
+        size = (max(1, round(f.shape[2] * scale)), max(1, round(f.shape[1] * scale)))
+        small = np.stack([cv2.resize(x, size, interpolation=cv2.INTER_AREA) for x in f]) if scale < 1 else f
+        return rgb_to_lab(small, dtype=np.float32), scale
+
+    def _change_at(self, video: VideoContext, lab: np.ndarray, moved: np.ndarray, loose: np.ndarray, t: int,
+                   before: int, after: int, scale: float, h: int, w: int) -> list[tuple]:
+        """The body-like regions that appear or vanish in place at frame ``t`` (none, one, or a pair: a body at rest
+        that is at rest somewhere else one frame later), each as ((x, y) video px, area in video px, its colour (RGB)
+        in the frame that shows it, 'appears' / 'vanishes', compactness); none where more than two regions change."""
+        ys, xs = np.nonzero(loose[t - 1])
+        if len(ys) < self.min_area:
+            return []
+        pre, post = lab[t - before:t, ys, xs], lab[t:t + after, ys, xs]  # (frames, n, 3)
+        was, now = np.median(pre, axis=0), np.median(post, axis=0)
+        ok = ((np.linalg.norm(pre - was, axis=-1).max(axis=0) < self.stable)
+              & (np.linalg.norm(post - now, axis=-1).max(axis=0) < self.stable)
+              & (np.linalg.norm(now - was, axis=-1) > self.step))
+        if ok.sum() < self.min_area:
+            return []
+        stepped = np.zeros((h, w), bool)
+        stepped[ys[ok], xs[ok]] = True
+        count, labels, stats, _ = cv2.connectedComponentsWithStats(stepped.astype(np.uint8), connectivity=8)
+        regions = [i for i in range(1, count) if self.min_area <= stats[i, 4] <= self.max_area_frac * h * w]
+        if len(regions) > 2:
+            return []  # several at once: a caption's letters, a row of changes
+        as_it = moved[t - 1]
+        just_before = moved[t - 2] if t >= 2 else np.zeros_like(as_it)
+        found = []
+        for i in regions:
+            x, y, bw, bh, area = (int(v) for v in stats[i])
+            if (x == 0 or y == 0 or x + bw >= w or y + bh >= h or area < 0.5 * bw * bh
+                    or max(bw, bh) > 2.5 * min(bw, bh)):
+                continue  # at the border (coming in or going out of view), or not one compact body
+            region = (labels == i).astype(np.uint8)
+            r = max(1, int(round(np.sqrt(area / np.pi))))
+            # what steps in place itself is no motion around a region: the other place of a body that jumped
+            around = self._dilate(region, self.ring_radii * r) & ~stepped
+            nearby = self._dilate(region, self.reach_radii * r) & ~stepped
+            if (max(as_it[around].mean(), just_before[around].mean(), just_before[region > 0].mean())
+                    > self.max_ring_change):
+                continue  # its surroundings were moving: a body arrived or left by moving
+            if max(as_it[nearby].sum(), just_before[nearby].sum()) > self.max_moved_share * area:
+                continue  # a body as big moved within reach just then: it came from there
+            compact = self._compactness(video, t, (x, y, bw, bh), r, scale)
+            if compact < self.min_compactness:
+                continue  # what changed is strokes, not a body: letters of a caption
+            cy, cx = np.argwhere(region > 0).mean(axis=0)
+            # the body is on the side where the place differs from the colour around it: a body that appears is
+            # in the frames after; one that vanishes in the frames before
+            ry, rx = np.nonzero(region)
+            region_was = np.median(lab[t - before:t, ry, rx], axis=0)  # (n, 3)
+            region_now = np.median(lab[t:t + after, ry, rx], axis=0)
+            ring = np.nonzero(around) if around.any() else np.nonzero(np.ones((h, w), bool))
+            ring_colour = np.median(np.median(lab[t:t + after, ring[0], ring[1]], axis=0), axis=0)
+            appears = (np.linalg.norm(region_now - ring_colour, axis=-1).mean()
+                       > np.linalg.norm(region_was - ring_colour, axis=-1).mean())
+            k = t if appears else t - 1
+            ys, xs = np.nonzero(cv2.resize(region, (video.frames.shape[2], video.frames.shape[1]),
+                                           interpolation=cv2.INTER_NEAREST))
+            rgb = np.median(video.frames[k, ys, xs], axis=0) if len(ys) else video.frames[k, 0, 0]
+            found.append((((cx + 0.5) / scale - 0.5, (cy + 0.5) / scale - 0.5), int(len(ys)), rgb,
+                          "appears" if appears else "vanishes", compact))
+        return found
+
+    @staticmethod
+    def _dilate(mask: np.ndarray, radius: float) -> np.ndarray:
+        k = 2 * max(1, int(round(radius))) + 1
+        return cv2.dilate(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))) > 0
+
+    @staticmethod
+    def _compactness(video: VideoContext, t: int, box: tuple[int, int, int, int], r: int, scale: float,
+                     min_diff: int = 30) -> float:
+        """4 pi area / perimeter^2 of the largest region that changed from frame ``t - 1`` to ``t`` (channel-max
+        difference over ``min_diff``) in the grid box ``box`` padded by ``r`` grid px, at full resolution; holes
+        count in the perimeter (a letter O is a ring, not a disc)."""
+        x, y, bw, bh = box
+        H, W = video.frames.shape[1:3]
+        x0, y0 = int(max((x - r) / scale, 0)), int(max((y - r) / scale, 0))
+        x1, y1 = int(min((x + bw + r) / scale + 1, W)), int(min((y + bh + r) / scale + 1, H))
+        changed = cv2.absdiff(video.frames[t, y0:y1, x0:x1], video.frames[t - 1, y0:y1, x0:x1]).max(axis=-1) > min_diff
+        count, labels, stats, _ = cv2.connectedComponentsWithStats(changed.astype(np.uint8), connectivity=8)
+        if count < 2:
+            return 0.0
+        big = 1 + int(np.argmax(stats[1:, 4]))
+        contours, _ = cv2.findContours((labels == big).astype(np.uint8), cv2.RETR_LIST, cv2.CHAIN_APPROX_NONE)
+        perimeter = sum(cv2.arcLength(c, True) for c in contours)
+        return float(4 * np.pi * stats[big, 4] / max(perimeter, 1.0) ** 2)

@@ -1,0 +1,122 @@
+"""The ``scene`` specialist: a body that appears from nowhere or vanishes in place is found wherever it is, named or
+not; a body that moves in, a caption, a camera that moves and a cut are not taken for one."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from critic.specialists.scene import SceneChangeDetector
+from critic.types import OperationInputs, SceneOp
+from critic.video import context_from_arrays
+
+T, H, W, FPS = 30, 120, 160, 10.0
+FLOOR = (170, 170, 160)
+
+
+def scene(draw) -> np.ndarray:
+    """(T, H, W, 3) uint8 frames: a two-tone room (wall, floor) and what ``draw(frame, k)`` adds to frame k."""
+    frames = np.empty((T, H, W, 3), np.uint8)
+    for k in range(T):
+        f = frames[k]
+        f[:] = FLOOR
+        f[: H // 2] = (90, 110, 150)
+        draw(f, k)
+    return frames
+
+
+def rolling(f: np.ndarray, k: int, stop: int = 20) -> None:
+    """A red ball that rolls in from the left along the floor and comes to rest at frame ``stop``."""
+    x = 10 + 5 * min(k, stop)
+    cv2.circle(f, (x, 90), 6, (200, 30, 30), -1)
+
+
+def check(frames: np.ndarray):
+    video = context_from_arrays(frames, FPS)
+    return SceneChangeDetector().run(SceneOp(id="o1"), OperationInputs(subjects={}, tracks={}), video)
+
+
+def test_a_ball_pasted_half_way_is_found_with_its_colour_and_frame():
+    m = check(scene(lambda f, k: (rolling(f, k), k >= 17 and cv2.circle(f, (130, 40), 7, (150, 40, 200), -1))))
+    assert m.state == "contradicted"
+    assert m.values["frame"] == 17 and m.values["change"] == "appears" and m.values["colour"] == "purple"
+    assert (m.window.start_frame, m.window.end_frame) == (16, 17)
+    assert abs(m.values["at_px"][0] - 130) <= 2 and abs(m.values["at_px"][1] - 40) <= 2
+
+
+def test_a_body_painted_out_vanishes_in_place():
+    m = check(scene(lambda f, k: (rolling(f, k), k < 12 and cv2.rectangle(f, (120, 30), (132, 42), (30, 140, 60), -1))))
+    assert m.state == "contradicted" and m.values["change"] == "vanishes" and m.values["frame"] == 12
+    assert m.values["colour"] == "green"
+
+
+def test_a_body_that_moves_in_and_stops_is_no_appearance():
+    assert check(scene(rolling)).state == "supported"
+
+
+def test_a_fast_body_that_lands_in_one_frame_is_no_appearance():
+    """At 10 fps a dropped cube covers several of its sizes between two frames: its old place empties within reach
+    as its new one fills."""
+    def drop(f, k):
+        y = (20, 24, 30, 38, 48, 60)[k] if k < 6 else 88  # from 60 px to 88 px (4.7 of its half-sizes) at frame 6
+        cv2.rectangle(f, (70, y - 6), (82, y + 6), (40, 40, 40), -1)
+    assert check(scene(drop)).state == "supported"
+
+
+@pytest.mark.parametrize("text, scale", [("GO", 0.6), ("8", 0.9)])
+def test_a_caption_that_appears_is_no_body(text, scale):
+    """Several letters change at once; one glyph is strokes (compactness well under a body's)."""
+    def caption(f, k):
+        rolling(f, k)
+        if k >= 12:
+            cv2.putText(f, text, (60, 112), cv2.FONT_HERSHEY_SIMPLEX, scale, (255, 255, 255), 2, cv2.LINE_AA)
+    assert check(scene(caption)).state == "supported"
+
+
+def test_a_moving_camera_is_unknown_and_a_cut_is_no_appearance():
+    rng = np.random.default_rng(0)
+    texture = rng.integers(0, 255, (H, W + 3 * T, 3), dtype=np.uint8)
+    pan = np.stack([texture[:, 3 * k: 3 * k + W] for k in range(T)])
+    m = check(pan)
+    assert m.state == "unknown" and "whole picture changes" in m.reason
+    cut = scene(rolling)
+    cut[15:] = 255 - cut[15:]
+    assert check(cut).state != "contradicted"
+
+
+@pytest.mark.parametrize("frames", [8, 5])
+def test_too_short_a_clip_is_unknown(frames):
+    video = context_from_arrays(scene(rolling)[:frames], FPS)
+    m = SceneChangeDetector().run(SceneOp(id="o1"), OperationInputs(subjects={}, tracks={}), video)
+    assert m.state == "unknown" and "too few frames" in m.reason
+
+
+def continuity(frames: np.ndarray):
+    video = context_from_arrays(frames, FPS)
+    return SceneChangeDetector().run(SceneOp(id="o1", quantity="continuity"), OperationInputs(subjects={}, tracks={}),
+                                     video)
+
+
+def test_a_frozen_stretch_that_motion_goes_on_from_is_found():
+    frames = scene(lambda f, k: rolling(f, k, stop=T))
+    frames[11:14] = frames[10]  # frame 10 shown four times, then the clip goes on where it would have been
+    m = continuity(frames)
+    assert m.state == "contradicted" and m.values["frozen"] == [10, 13]
+    assert (m.window.start_frame, m.window.end_frame) == (10, 13)
+
+
+def test_coming_to_rest_and_another_body_set_off_are_no_freeze():
+    assert continuity(scene(rolling)).state == "supported"
+
+    def then_another(f, k):
+        rolling(f, k, stop=15)
+        cv2.circle(f, (140 - 8 * max(0, k - 20), 40), 8, (30, 30, 200), -1)  # still until frame 20, then rolls left
+    assert continuity(scene(then_another)).state == "supported"
+
+
+def test_a_body_at_rest_that_rests_elsewhere_one_frame_later_jumped():
+    """Two places change at once, one emptied and one filled by a body like it: a jump, not a caption's letters."""
+    m = check(scene(lambda f, k: (rolling(f, k), cv2.circle(f, (40 if k < 15 else 90, 40), 7, (230, 220, 20), -1))))
+    assert m.state == "contradicted" and m.values["change"] == "jumps" and m.values["frame"] == 15
+    assert m.values["colour"] == "yellow" and abs(m.values["jump_px"] - 50) <= 2
