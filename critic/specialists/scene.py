@@ -78,7 +78,7 @@ class SceneChangeDetector:
 
     def continuity(self, video: VideoContext) -> Measurement:
         """A frozen run: ``min_frozen_steps`` or more frame steps where nothing moves, between steps where bodies
-        move, with what moves after it lying where things moved before it."""
+        move (two on each side), with what moves after it lying where things moved before it."""
         req = "time runs on: bodies in motion do not all stop dead at once and go on from where they stopped"
         t_count = video.num_frames
         if t_count < self.min_frozen_steps + 3:
@@ -96,8 +96,11 @@ class SceneChangeDetector:
             while e < len(share) and still[e]:
                 e += 1
             # steps s..e-1 show nothing moving: frames s..e are one picture
-            if (e - s >= self.min_frozen_steps and e < len(share) and share[s - 1] >= self.moving_share
-                    and share[e] >= self.moving_share):
+            # bodies move frame after frame on both sides: the step next to the run and the one beyond it (at half
+            # the share, where the clip has it). A source at a lower frame rate than its container repeats each
+            # picture a few times: lone steps of motion between repeated pictures, whose slow moments are no freeze
+            moving = (e < len(share) and self._moving(share, s - 1, s - 2) and self._moving(share, e, e + 1))
+            if e - s >= self.min_frozen_steps and moving:
                 before = self._dilate(moved[s - 1].astype(np.uint8), self.resume_reach_px)
                 overlap = float((moved[e] & before).sum()) / max(int(moved[e].sum()), 1)
                 if overlap >= self.min_resume_overlap:
@@ -109,6 +112,12 @@ class SceneChangeDetector:
                         frozen=[s, e], moving_before=share[s - 1], moving_after=share[e], resume_overlap=overlap)
             s = e
         return measurement(SUPPORTED, req, f"no frozen run between motions in {t_count} frames")
+
+    def _moving(self, share: np.ndarray, near: int, far: int) -> bool:
+        """Do bodies move at frame step ``near`` (``moving_share`` of the picture or more) and at ``far`` beyond it
+        (half that, unless the clip has no such step)?"""
+        return bool(share[near] >= self.moving_share
+                    and (not 0 <= far < len(share) or share[far] >= 0.5 * self.moving_share))
 
     def permanence(self, video: VideoContext) -> Measurement:
         """The first body-like region that appears or vanishes in place (module docstring)."""
@@ -173,7 +182,17 @@ class SceneChangeDetector:
         f = video.frames
         scale = min(1.0, self.grid_side / max(f.shape[1], f.shape[2]))
         size = (max(1, round(f.shape[2] * scale)), max(1, round(f.shape[1] * scale)))
-        small = np.stack([cv2.resize(x, size, interpolation=cv2.INTER_AREA) for x in f]) if scale < 1 else f
+        # area averaging by a whole factor first (OpenCV's fast path, on the frame cropped to its multiple: at most
+        # n - 1 px off the right and bottom edges), then by what is left: a large frame costs about half as much
+        n = max(1, int(max(f.shape[1], f.shape[2]) // self.grid_side))
+
+        def shrink(x: np.ndarray) -> np.ndarray:
+            if n > 1:
+                h, w = x.shape[0] // n, x.shape[1] // n
+                x = cv2.resize(x[:h * n, :w * n], (w, h), interpolation=cv2.INTER_AREA)
+            return cv2.resize(x, size, interpolation=cv2.INTER_AREA)
+
+        small = np.stack([shrink(x) for x in f]) if scale < 1 else f
         return rgb_to_lab(small, dtype=np.float32), scale
 
     def _change_at(self, video: VideoContext, lab: np.ndarray, moved: np.ndarray, loose: np.ndarray, t: int,
@@ -195,46 +214,65 @@ class SceneChangeDetector:
         stepped[ys[ok], xs[ok]] = True
         count, labels, stats, _ = cv2.connectedComponentsWithStats(stepped.astype(np.uint8), connectivity=8)
         regions = [i for i in range(1, count) if self.min_area <= stats[i, 4] <= self.max_area_frac * h * w]
-        if len(regions) > 2:
-            return []  # several at once: a caption's letters, a row of changes
+        if len(regions) == 1:
+            found = self._body_change(video, lab, moved, t, before, after, scale, labels, stats, regions[0],
+                                      labels == regions[0])
+            return [found] if found is not None else []
+        if len(regions) == 2:
+            # a body at rest that is at rest somewhere else one frame later: each place passes with the other's
+            # change not counted as motion around it, one emptied and one filled by a body alike (colour and size)
+            both = (labels == regions[0]) | (labels == regions[1])
+            pair = [self._body_change(video, lab, moved, t, before, after, scale, labels, stats, i, both)
+                    for i in regions]
+            if all(f is not None for f in pair) and {f[3] for f in pair} == {"appears", "vanishes"}:
+                (_, area_a, rgb_a, _, _), (_, area_b, rgb_b, _, _) = pair
+                alike = (max(area_a, area_b) <= 2 * min(area_a, area_b)
+                         and float(np.linalg.norm(rgb_to_lab(rgb_a) - rgb_to_lab(rgb_b))) <= self.step)
+                if alike:
+                    return pair
+        return []  # none, or two changes that are not one body jumping: a caption's letters, a row of changes
+
+    def _body_change(self, video: VideoContext, lab: np.ndarray, moved: np.ndarray, t: int, before: int,
+                     after: int, scale: float, labels: np.ndarray, stats: np.ndarray, i: int, own: np.ndarray):
+        """Region ``i`` of ``labels`` as a body that appears or vanishes in place at frame ``t`` (the tests of the
+        module docstring), or None; ``own``: the pixels whose change is not motion around it (the region, or the
+        region and its partner in a jump). -> ((x, y) video px, area in video px, its colour (RGB) in the frame
+        that shows it, 'appears' / 'vanishes', compactness)."""
+        h, w = labels.shape
         as_it = moved[t - 1]
         just_before = moved[t - 2] if t >= 2 else np.zeros_like(as_it)
-        found = []
-        for i in regions:
-            x, y, bw, bh, area = (int(v) for v in stats[i])
-            if (x == 0 or y == 0 or x + bw >= w or y + bh >= h or area < 0.5 * bw * bh
-                    or max(bw, bh) > 2.5 * min(bw, bh)):
-                continue  # at the border (coming in or going out of view), or not one compact body
-            region = (labels == i).astype(np.uint8)
-            r = max(1, int(round(np.sqrt(area / np.pi))))
-            # what steps in place itself is no motion around a region: the other place of a body that jumped
-            around = self._dilate(region, self.ring_radii * r) & ~stepped
-            nearby = self._dilate(region, self.reach_radii * r) & ~stepped
-            if (max(as_it[around].mean(), just_before[around].mean(), just_before[region > 0].mean())
-                    > self.max_ring_change):
-                continue  # its surroundings were moving: a body arrived or left by moving
-            if max(as_it[nearby].sum(), just_before[nearby].sum()) > self.max_moved_share * area:
-                continue  # a body as big moved within reach just then: it came from there
-            compact = self._compactness(video, t, (x, y, bw, bh), r, scale)
-            if compact < self.min_compactness:
-                continue  # what changed is strokes, not a body: letters of a caption
-            cy, cx = np.argwhere(region > 0).mean(axis=0)
-            # the body is on the side where the place differs from the colour around it: a body that appears is
-            # in the frames after; one that vanishes in the frames before
-            ry, rx = np.nonzero(region)
-            region_was = np.median(lab[t - before:t, ry, rx], axis=0)  # (n, 3)
-            region_now = np.median(lab[t:t + after, ry, rx], axis=0)
-            ring = np.nonzero(around) if around.any() else np.nonzero(np.ones((h, w), bool))
-            ring_colour = np.median(np.median(lab[t:t + after, ring[0], ring[1]], axis=0), axis=0)
-            appears = (np.linalg.norm(region_now - ring_colour, axis=-1).mean()
-                       > np.linalg.norm(region_was - ring_colour, axis=-1).mean())
-            k = t if appears else t - 1
-            ys, xs = np.nonzero(cv2.resize(region, (video.frames.shape[2], video.frames.shape[1]),
-                                           interpolation=cv2.INTER_NEAREST))
-            rgb = np.median(video.frames[k, ys, xs], axis=0) if len(ys) else video.frames[k, 0, 0]
-            found.append((((cx + 0.5) / scale - 0.5, (cy + 0.5) / scale - 0.5), int(len(ys)), rgb,
-                          "appears" if appears else "vanishes", compact))
-        return found
+        x, y, bw, bh, area = (int(v) for v in stats[i])
+        if (x == 0 or y == 0 or x + bw >= w or y + bh >= h or area < 0.5 * bw * bh
+                or max(bw, bh) > 2.5 * min(bw, bh)):
+            return None  # at the border (coming in or going out of view), or not one compact body
+        region = (labels == i).astype(np.uint8)
+        r = max(1, int(round(np.sqrt(area / np.pi))))
+        around = self._dilate(region, self.ring_radii * r) & ~own
+        nearby = self._dilate(region, self.reach_radii * r) & ~own
+        if (max(as_it[around].mean(), just_before[around].mean(), just_before[region > 0].mean())
+                > self.max_ring_change):
+            return None  # its surroundings were moving: a body arrived or left by moving
+        if max(as_it[nearby].sum(), just_before[nearby].sum()) > self.max_moved_share * area:
+            return None  # a body as big moved within reach just then: it came from there
+        compact = self._compactness(video, t, (x, y, bw, bh), r, scale)
+        if compact < self.min_compactness:
+            return None  # what changed is strokes, not a body: letters of a caption
+        cy, cx = np.argwhere(region > 0).mean(axis=0)
+        # the body is on the side where the place differs from the colour around it: a body that appears is in
+        # the frames after; one that vanishes in the frames before
+        ry, rx = np.nonzero(region)
+        region_was = np.median(lab[t - before:t, ry, rx], axis=0)  # (n, 3)
+        region_now = np.median(lab[t:t + after, ry, rx], axis=0)
+        ring = np.nonzero(around) if around.any() else np.nonzero(np.ones((h, w), bool))
+        ring_colour = np.median(np.median(lab[t:t + after, ring[0], ring[1]], axis=0), axis=0)
+        appears = (np.linalg.norm(region_now - ring_colour, axis=-1).mean()
+                   > np.linalg.norm(region_was - ring_colour, axis=-1).mean())
+        k = t if appears else t - 1
+        ys, xs = np.nonzero(cv2.resize(region, (video.frames.shape[2], video.frames.shape[1]),
+                                       interpolation=cv2.INTER_NEAREST))
+        rgb = np.median(video.frames[k, ys, xs], axis=0) if len(ys) else video.frames[k, 0, 0]
+        return (((cx + 0.5) / scale - 0.5, (cy + 0.5) / scale - 0.5), int(len(ys)), rgb,
+                "appears" if appears else "vanishes", compact)
 
     @staticmethod
     def _dilate(mask: np.ndarray, radius: float) -> np.ndarray:

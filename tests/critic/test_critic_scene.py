@@ -120,3 +120,13 @@ def test_a_body_at_rest_that_rests_elsewhere_one_frame_later_jumped():
     m = check(scene(lambda f, k: (rolling(f, k), cv2.circle(f, (40 if k < 15 else 90, 40), 7, (230, 220, 20), -1))))
     assert m.state == "contradicted" and m.values["change"] == "jumps" and m.values["frame"] == 15
     assert m.values["colour"] == "yellow" and abs(m.values["jump_px"] - 50) <= 2
+
+
+def test_a_source_at_a_lower_frame_rate_has_slow_moments_but_no_freeze():
+    """Each picture shown four times (a 2.5 fps source in a 10 fps container): lone steps of motion between
+    repeated pictures; the ball's pause of three of its steps is a slow moment, not the clip frozen."""
+    source = [10, 20, 30, 30, 30, 30, 40, 50, 60, 70]  # the ball's x in each source picture
+
+    def cadence(f, k):
+        cv2.circle(f, (source[min(k // 4, len(source) - 1)], 90), 6, (200, 30, 30), -1)
+    assert continuity(scene(cadence)).state == "supported"
