@@ -83,8 +83,7 @@ class SceneChangeDetector:
         t_count = video.num_frames
         if t_count < self.min_frozen_steps + 3:
             return measurement(UNKNOWN, req, "", reason=f"too few frames ({t_count}) to see motion around a pause")
-        lab, _ = self._grid(video)
-        moved = np.linalg.norm(np.diff(lab, axis=0), axis=-1) > self.still_delta_e  # (T-1, h, w): step s -> s+1
+        moved = self._steps(video) > self.still_delta_e  # (T-1, h, w): step s -> s+1
         share = moved.reshape(len(moved), -1).mean(axis=1)
         still = share <= self.still_share
         s = 1
@@ -131,7 +130,7 @@ class SceneChangeDetector:
         lab, scale = self._grid(video)
         h, w = lab.shape[1:3]
         # frame-to-frame change (T-1, h, w): what moved, and how much of the picture changes at once
-        step_de = np.linalg.norm(np.diff(lab, axis=0), axis=-1)
+        step_de = self._steps(video)
         moved = step_de > self.step
         # a place steady within ``stable`` on both sides of a change of more than ``step`` changed by more than
         # their difference from one frame to the next: only those places are looked at (the medians are the cost)
@@ -176,6 +175,15 @@ class SceneChangeDetector:
         memo = video.__dict__.setdefault("_scene_grid", {})
         if self.grid_side not in memo:
             memo[self.grid_side] = self._grid_of(video)
+        return memo[self.grid_side]
+
+    def _steps(self, video: VideoContext) -> np.ndarray:
+        """The CIELAB change of every grid pixel from each frame to the next, (T-1, h, w) float32 delta E; memoised
+        on ``video`` with the grid (both checks read it)."""
+        memo = video.__dict__.setdefault("_scene_steps", {})
+        if self.grid_side not in memo:
+            lab, _ = self._grid(video)
+            memo[self.grid_side] = np.linalg.norm(np.diff(lab, axis=0), axis=-1)
         return memo[self.grid_side]
 
     def _grid_of(self, video: VideoContext) -> tuple[np.ndarray, float]:
