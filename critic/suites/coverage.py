@@ -10,9 +10,10 @@ Per prompt:
   ``judge`` (``count``, ``measure``, ``depth``, ``read``, ``hear``, or a temporal check over their windows; an order
   of two judged actions is not): the critic can measure it rather than only ask about it;
 * *unplanned physical*: the plan records a physical clause that no explicit claim covers (``Plan.unplanned``);
-* *unplanned words*: words outside every claim span (implicit claims included: a subject the plan grounds is
-  planned) that are not function words; a *construction* is two such words in a row. Both are ranked by the number
-  of prompts they are left unplanned in.
+* *unplanned words*: words outside every claim span (a subject's implicit claims included: a subject the plan
+  grounds is planned; a claim of the whole scene, which spans the whole prompt, plans none) that are not function
+  words; a *construction* is two such words in a row. Both are ranked by the number of prompts they are left
+  unplanned in.
 
 The suite says which group a prompt belongs to and whether it is a physics prompt (``Suite.coverage_group``,
 ``Suite.is_physics``), and which typed expectations it carries (``Suite.coverage_targets``: DSG count and text
@@ -79,7 +80,9 @@ def is_instrumented(plan: Plan) -> bool:
 def unplanned(plan: Plan) -> tuple[list[str], list[str]]:
     """Words outside every claim span (function words aside) and the pairs of them that stand next to each other."""
     prompt = plan.prompt.lower()
-    spans = [c.span for c in plan.claims]
+    # a claim about the whole scene (implicit, no subject) carries the whole prompt's span by convention: it plans no
+    # word of it
+    spans = [c.span for c in plan.claims if c.kind == "explicit" or c.subjects]
     words, pairs, previous = [], [], None
     for m in WORD_RE.finditer(prompt):
         inside = any(a <= m.start() < b for a, b in spans)
