@@ -487,6 +487,12 @@ class Claim(_Frozen):
     kind: Literal["explicit", "implicit"] = "explicit"
     subjects: list[str] = Field(default_factory=list)
 
+    @property
+    def about_scene(self) -> bool:
+        """A claim of the whole scene (``SceneOp``): implicit, with no subject; its span is the whole prompt by
+        convention, so it plans none of the prompt's words."""
+        return self.kind == "implicit" and not self.subjects
+
 
 class Obligation(_Frozen):
     """A sub-check of a claim, decided by the state of one checking operation ``check``.

@@ -212,13 +212,13 @@ class PlanBuilder:
         grounded = {op.subject for op in self.ops if isinstance(op, GroundOp)}
         if not any(s.rigid for n, s in self.subjects.items() if n in grounded):
             return
-        for quantity in ("permanence", "continuity"):
+        for quantity, wording in SCENE_WORDING.items():
             if quantity not in which:
                 continue
             check = self.op(SceneOp, quantity=quantity)
             if any(ob.check == check for ob in self.obligations):
                 continue
-            cid = self.claim((0, len(self.prompt)), kind="implicit", text=SCENE_WORDING[quantity])
+            cid = self.claim((0, len(self.prompt)), kind="implicit", text=wording)
             self.oblige(cid, check, f"scene {quantity} (implicit)")
 
     def _find_phrase(self, spec: SubjectSpec) -> tuple[int, int] | None:

@@ -20,12 +20,25 @@ noise), in CIELAB (delta E units throughout); the body test runs at full resolut
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import cv2
 import numpy as np
 
 from critic.specialists.colour import name_colour, rgb_to_lab
 from critic.specialists.measure.common import measurement
 from critic.types import CONTRADICTED, SUPPORTED, UNKNOWN, Measurement, OperationInputs, SceneOp, VideoContext
+
+
+class BodyChange(NamedTuple):
+    """A body that appears or vanishes in place at one frame: its centre (x, y video px), area (video px), colour
+    (RGB, in the frame that shows it), ``change`` ('appears' / 'vanishes') and the compactness of what changed."""
+
+    at_px: tuple[float, float]
+    area_px: int
+    rgb: np.ndarray
+    change: str
+    compactness: float
 
 
 class SceneChangeDetector:
@@ -128,7 +141,6 @@ class SceneChangeDetector:
             return measurement(UNKNOWN, req, "", reason=f"too few frames ({t_count}) to see a place before and after "
                                f"a change ({before} + {after})")
         lab, scale = self._grid(video)
-        h, w = lab.shape[1:3]
         # frame-to-frame change (T-1, h, w): what moved, and how much of the picture changes at once
         step_de = self._steps(video)
         moved = step_de > self.step
@@ -142,28 +154,28 @@ class SceneChangeDetector:
         for t in range(before, t_count - after + 1):
             if changing[t - 1] or (t >= 2 and changing[t - 2]):
                 continue
-            found = self._change_at(video, lab, moved, loose, t, before, after, scale, h, w)
+            found = self._change_at(video, lab, moved, loose, t, before, after, scale)
             if not found:
                 continue
-            names = [name_colour(rgb)[0] for _, _, rgb, _, _ in found]
-            kinds = sorted(kind for *_, kind, _ in found)
-            (x, y), area_px, _, kind, compact = found[0]
-            values = dict(frame=t, at_px=[round(x, 1), round(y, 1)], area_px=area_px, colour=names[0], change=kind,
-                          compactness=round(compact, 3))
-            if kinds == ["appears", "vanishes"]:
+            names = name_colour(np.stack([f.rgb for f in found]))
+            first = found[0]
+            (x, y) = first.at_px
+            values = dict(frame=t, at_px=[round(x, 1), round(y, 1)], area_px=first.area_px, colour=names[0],
+                          change=first.change, compactness=round(first.compactness, 3))
+            if len(found) == 2:
                 # a body at rest that is at rest somewhere else one frame later: a jump
-                gone = next(f for f in found if f[3] == "vanishes")
-                come = next(f for f in found if f[3] == "appears")
-                jump = float(np.hypot(come[0][0] - gone[0][0], come[0][1] - gone[0][1]))
-                text = (f"a {names[found.index(gone)]} body of {gone[1]} px at ({gone[0][0]:.0f}, {gone[0][1]:.0f}) px "
-                        f"vanishes at frame {t} and a {names[found.index(come)]} one of {come[1]} px appears at "
-                        f"({come[0][0]:.0f}, {come[0][1]:.0f}) px, {jump:.0f} px away: both places were steady before "
-                        "and after, nothing moved between them")
+                (gone, gone_name), (come, come_name) = sorted(zip(found, names), key=lambda f: f[0].change,
+                                                              reverse=True)
+                jump = float(np.hypot(come.at_px[0] - gone.at_px[0], come.at_px[1] - gone.at_px[1]))
+                text = (f"a {gone_name} body of {gone.area_px} px at ({gone.at_px[0]:.0f}, {gone.at_px[1]:.0f}) px "
+                        f"vanishes at frame {t} and a {come_name} one of {come.area_px} px appears at "
+                        f"({come.at_px[0]:.0f}, {come.at_px[1]:.0f}) px, {jump:.0f} px away: both places were steady "
+                        "before and after, nothing moved between them")
                 values.update(change="jumps", jump_px=round(jump, 1),
-                              to_px=[round(come[0][0], 1), round(come[0][1], 1)])
+                              to_px=[round(come.at_px[0], 1), round(come.at_px[1], 1)])
             else:
-                text = (f"a {names[0]} body of {area_px} px {kind} at frame {t} in open view at ({x:.0f}, {y:.0f}) px: "
-                        "the place was steady before and after, nothing moved in or out")
+                text = (f"a {names[0]} body of {first.area_px} px {first.change} at frame {t} in open view at "
+                        f"({x:.0f}, {y:.0f}) px: the place was steady before and after, nothing moved in or out")
             return measurement(CONTRADICTED, req, text, window=video.window(t - 1, t), **values)
         return measurement(SUPPORTED, req, f"no body appears or vanishes in place in {t_count} frames")
 
@@ -204,10 +216,10 @@ class SceneChangeDetector:
         return rgb_to_lab(small, dtype=np.float32), scale
 
     def _change_at(self, video: VideoContext, lab: np.ndarray, moved: np.ndarray, loose: np.ndarray, t: int,
-                   before: int, after: int, scale: float, h: int, w: int) -> list[tuple]:
-        """The body-like regions that appear or vanish in place at frame ``t`` (none, one, or a pair: a body at rest
-        that is at rest somewhere else one frame later), each as ((x, y) video px, area in video px, its colour (RGB)
-        in the frame that shows it, 'appears' / 'vanishes', compactness); none where more than two regions change."""
+                   before: int, after: int, scale: float) -> list[BodyChange]:
+        """The bodies that appear or vanish in place at frame ``t``: none, one, or a pair (a body at rest that is at
+        rest somewhere else one frame later: one vanishes, one appears); none where more than two regions change."""
+        h, w = lab.shape[1:3]
         ys, xs = np.nonzero(loose[t - 1])
         if len(ys) < self.min_area:
             return []
@@ -232,20 +244,20 @@ class SceneChangeDetector:
             both = (labels == regions[0]) | (labels == regions[1])
             pair = [self._body_change(video, lab, moved, t, before, after, scale, labels, stats, i, both)
                     for i in regions]
-            if all(f is not None for f in pair) and {f[3] for f in pair} == {"appears", "vanishes"}:
-                (_, area_a, rgb_a, _, _), (_, area_b, rgb_b, _, _) = pair
-                alike = (max(area_a, area_b) <= 2 * min(area_a, area_b)
-                         and float(np.linalg.norm(rgb_to_lab(rgb_a) - rgb_to_lab(rgb_b))) <= self.step)
+            if all(f is not None for f in pair) and {f.change for f in pair} == {"appears", "vanishes"}:
+                a, b = pair
+                alike = (max(a.area_px, b.area_px) <= 2 * min(a.area_px, b.area_px)
+                         and float(np.linalg.norm(rgb_to_lab(a.rgb) - rgb_to_lab(b.rgb))) <= self.step)
                 if alike:
                     return pair
         return []  # none, or two changes that are not one body jumping: a caption's letters, a row of changes
 
     def _body_change(self, video: VideoContext, lab: np.ndarray, moved: np.ndarray, t: int, before: int,
-                     after: int, scale: float, labels: np.ndarray, stats: np.ndarray, i: int, own: np.ndarray):
+                     after: int, scale: float, labels: np.ndarray, stats: np.ndarray, i: int,
+                     own: np.ndarray) -> BodyChange | None:
         """Region ``i`` of ``labels`` as a body that appears or vanishes in place at frame ``t`` (the tests of the
         module docstring), or None; ``own``: the pixels whose change is not motion around it (the region, or the
-        region and its partner in a jump). -> ((x, y) video px, area in video px, its colour (RGB) in the frame
-        that shows it, 'appears' / 'vanishes', compactness)."""
+        region and its partner in a jump)."""
         h, w = labels.shape
         as_it = moved[t - 1]
         just_before = moved[t - 2] if t >= 2 else np.zeros_like(as_it)
@@ -279,8 +291,8 @@ class SceneChangeDetector:
         ys, xs = np.nonzero(cv2.resize(region, (video.frames.shape[2], video.frames.shape[1]),
                                        interpolation=cv2.INTER_NEAREST))
         rgb = np.median(video.frames[k, ys, xs], axis=0) if len(ys) else video.frames[k, 0, 0]
-        return (((cx + 0.5) / scale - 0.5, (cy + 0.5) / scale - 0.5), int(len(ys)), rgb,
-                "appears" if appears else "vanishes", compact)
+        return BodyChange(((cx + 0.5) / scale - 0.5, (cy + 0.5) / scale - 0.5), int(len(ys)), rgb,
+                          "appears" if appears else "vanishes", compact)
 
     @staticmethod
     def _dilate(mask: np.ndarray, radius: float) -> np.ndarray:

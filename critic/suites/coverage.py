@@ -80,9 +80,7 @@ def is_instrumented(plan: Plan) -> bool:
 def unplanned(plan: Plan) -> tuple[list[str], list[str]]:
     """Words outside every claim span (function words aside) and the pairs of them that stand next to each other."""
     prompt = plan.prompt.lower()
-    # a claim about the whole scene (implicit, no subject) carries the whole prompt's span by convention: it plans no
-    # word of it
-    spans = [c.span for c in plan.claims if c.kind == "explicit" or c.subjects]
+    spans = [c.span for c in plan.claims if not c.about_scene]
     words, pairs, previous = [], [], None
     for m in WORD_RE.finditer(prompt):
         inside = any(a <= m.start() < b for a, b in spans)
