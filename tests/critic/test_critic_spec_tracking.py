@@ -154,9 +154,11 @@ def test_a_lost_track_takes_up_a_blob_of_its_own_colour_only(later):
 
 
 def test_opened_components_are_the_default_labelling_in_sixteen_bits():
-    """The tracker's 16-bit labelling of an opened mask gives the same blobs, labels, stats and centroids as
-    OpenCV's default 32-bit call (densely packed 3x3 squares four pixels apart, the most an opened mask holds, and
-    random opened noise); a frame too large for 16-bit labels gets the default call."""
+    """The tracker's 16-bit labelling of an opened mask, on the box around its pixels, gives the same blobs,
+    labels, foreground stats and centroids as OpenCV's default 32-bit call on the whole frame (densely packed 3x3
+    squares four pixels apart, the most an opened mask holds, random opened noise, and both placed at odd offsets
+    in a larger frame, where the box starts between OpenCV's 2x2 blocks); an empty mask has the background alone;
+    a frame too large for 16-bit labels gets the default call."""
     import cv2
 
     from critic.specialists.tracking import opened_components
@@ -168,13 +170,23 @@ def test_opened_components_are_the_default_labelling_in_sixteen_bits():
             packed[y:y + 3, x:x + 3] = 1
     noise = cv2.morphologyEx((rng.random((120, 160)) < 0.45).astype(np.uint8), cv2.MORPH_OPEN,
                              np.ones((3, 3), np.uint8))
-    for mask in (packed, noise):
+    dense = cv2.morphologyEx((rng.random((120, 160)) < 0.6).astype(np.uint8), cv2.MORPH_OPEN,
+                             np.ones((3, 3), np.uint8))
+    masks = [packed, noise]
+    for dy, dx in ((7, 13), (10, 4), (3, 0), (1, 1)):
+        for m in (packed, noise, dense):
+            placed = np.zeros((200, 260), np.uint8)
+            placed[dy:dy + 120, dx:dx + 160] = m
+            masks.append(placed)
+    for mask in masks:
         n, labels, stats, cents = opened_components(mask)
         n0, labels0, stats0, cents0 = cv2.connectedComponentsWithStats(mask, connectivity=8)
-        assert labels.dtype == np.uint16 and n == n0 > 1
+        assert labels.dtype == np.uint16 and labels.shape == mask.shape and n == n0 > 1
         assert np.array_equal(labels.astype(np.int32), labels0)
-        assert np.array_equal(stats, stats0) and np.allclose(cents, cents0)
+        assert np.array_equal(stats[1:], stats0[1:]) and np.allclose(cents[1:], cents0[1:])
     assert opened_components(packed)[0] == 30 * 40 + 1  # every square its own blob
+    n, labels, stats, _ = opened_components(np.zeros((50, 60), np.uint8))
+    assert n == 1 and not labels.any() and stats[0].tolist() == [0, 0, 60, 50, 3000]
     big = np.zeros((1100, 1100), np.uint8)
     big[10:20, 10:20] = 1
     assert opened_components(big)[1].dtype == np.int32
