@@ -19,7 +19,7 @@ _WORD_RE = re.compile(r"[a-z][a-z'\-]*")
 #: the claims of the whole scene (``PlanBuilder.add_scene``), by ``SceneOp.quantity``
 SCENE_WORDING: dict[str, str] = {
     "permanence": "Nothing in the scene appears from nowhere or vanishes in place",
-    "continuity": "Time runs on in the scene: it never freezes while bodies move"}
+    "continuity": "Time runs on in the scene: it never freezes or skips ahead while bodies move"}
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,10 @@
 ``continuity``: time runs on. Bodies in motion do not all stop dead at once and then go on from where they stopped:
 a run of frames in which nothing in the picture changes, between frames where bodies move, in the same places on both
 sides of it, is the clip frozen (a frame shown several times over). Motion that resumes elsewhere (a caption that goes,
-another body set off) is not a body going on, and a scene that comes to rest and stays is not frozen.
+another body set off) is not a body going on, and a scene that comes to rest and stays is not frozen. Nor does time
+skip ahead: one frame step over which the whole moving picture goes several times as far as the step before, and
+slows back down after, is frames cut out (``measure.timeline.missing_frames``, the picture's optical flow), whichever
+bodies were moving across it, named by the prompt or not, bound to a track or not.
 
 ``permanence``: nothing in view appears from nowhere or vanishes in place. The grounder's tracks miss the bodies the
 prompt never names (a ball pasted into the clip half-way, an object painted out of it), and a body that stays still
@@ -27,6 +30,7 @@ import numpy as np
 
 from critic.specialists.colour import name_colour, rgb_to_lab
 from critic.specialists.measure.common import measurement
+from critic.specialists.measure.timeline import MissingFrames, missing_frames
 from critic.types import CONTRADICTED, SUPPORTED, UNKNOWN, Measurement, OperationInputs, SceneOp, VideoContext
 
 
@@ -60,11 +64,15 @@ class SceneChangeDetector:
     * ``still_share`` / ``moving_share``: for ``continuity``, a frame step where at most the first share of the
       picture changes (by more than ``still_delta_e``) shows nothing moving; one where at least the second does shows
       bodies moving; ``min_frozen_steps``: the shortest frozen run (frame steps); ``min_resume_overlap``: the share of
-      what moves after the run that lies where things moved before it (within ``resume_reach_px`` grid px).
+      what moves after the run that lies where things moved before it (within ``resume_reach_px`` grid px);
+    * ``min_cut_ratio``: frames cut out, read from the picture alone (``measure.timeline.missing_frames``), must make
+      the moving picture go at least this many times as far over one step as over the step before: two frames or
+      more cut (a cut of k frames makes it k + 1). The per-subject check takes the flow's own 2.5 when a bound body
+      moves across the step; with no body to back it, JPEG blocking on a ball that starts to roll read 2.6.
     """
 
     name = "scene_change"
-    version = "1"
+    version = "2"
 
     def __init__(self, grid_side: int = 160, step_delta_e: float = 25.0, stable_delta_e: float = 8.0,
                  before_s: float = 0.15, after_s: float = 0.15, min_steady_frames: int = 4, min_area_px: int = 12,
@@ -72,7 +80,7 @@ class SceneChangeDetector:
                  max_ring_change: float = 0.1, reach_radii: float = 6.0, max_moved_share: float = 1.0,
                  max_changing_share: float = 0.3, still_delta_e: float = 15.0, still_share: float = 5e-4,
                  moving_share: float = 5e-3, min_frozen_steps: int = 2, min_resume_overlap: float = 0.3,
-                 resume_reach_px: int = 2):
+                 resume_reach_px: int = 2, min_cut_ratio: float = 3.0):
         self.grid_side, self.step, self.stable = int(grid_side), float(step_delta_e), float(stable_delta_e)
         self.before_s, self.after_s, self.min_steady = float(before_s), float(after_s), int(min_steady_frames)
         self.min_area, self.max_area_frac = int(min_area_px), float(max_area_frac)
@@ -84,6 +92,7 @@ class SceneChangeDetector:
                                                                    float(moving_share))
         self.min_frozen_steps, self.min_resume_overlap = int(min_frozen_steps), float(min_resume_overlap)
         self.resume_reach_px = int(resume_reach_px)
+        self.min_cut_ratio = float(min_cut_ratio)
 
     def run(self, op: SceneOp, inputs: OperationInputs, video: VideoContext) -> Measurement:
         check = {"permanence": self.permanence, "continuity": self.continuity}[op.quantity]
@@ -91,8 +100,11 @@ class SceneChangeDetector:
 
     def continuity(self, video: VideoContext) -> Measurement:
         """A frozen run: ``min_frozen_steps`` or more frame steps where nothing moves, between steps where bodies
-        move (two on each side), with what moves after it lying where things moved before it."""
-        req = "time runs on: bodies in motion do not all stop dead at once and go on from where they stopped"
+        move (two on each side), with what moves after it lying where things moved before it; else a frame step
+        with frames cut out of the moving picture (``missing_frames``), unless the frame times explain it (a longer
+        interval there) or the clip is slow motion (its steps are too small to read)."""
+        req = ("time runs on: bodies in motion do not all stop dead at once and go on from where they stopped, nor "
+               "skip ahead")
         t_count = video.num_frames
         if t_count < self.min_frozen_steps + 3:
             return measurement(UNKNOWN, req, "", reason=f"too few frames ({t_count}) to see motion around a pause")
@@ -123,7 +135,25 @@ class SceneChangeDetector:
                         f"on where it stopped ({100 * overlap:.0f} % of it)", window=video.window(s, e),
                         frozen=[s, e], moving_before=share[s - 1], moving_after=share[e], resume_overlap=overlap)
             s = e
-        return measurement(SUPPORTED, req, f"no frozen run between motions in {t_count} frames")
+        cuts = self._cuts(video)
+        if cuts:
+            m = max(cuts, key=lambda m: m.ratio)
+            return measurement(
+                CONTRADICTED, req, f"the moving picture goes {m.ratio:.1f} times as far between frames {m.frame} and "
+                f"{m.frame + 1} as the step before and slows back down ({m.after:.2f} of it) after: frames missing",
+                window=video.window(m.frame, m.frame + 1),
+                missing_frames=[[c.frame, round(c.ratio, 3), round(c.before, 3), round(c.after, 3)] for c in cuts])
+        return measurement(SUPPORTED, req, f"no frozen run between motions and no frames cut in {t_count} frames")
+
+    def _cuts(self, video: VideoContext) -> list[MissingFrames]:
+        """The frame steps with frames cut out of the moving picture (``min_cut_ratio``) whose frame times do not
+        explain them (an interval over 1.5 times the clip's usual one); none in a slow-motion clip."""
+        if video.sanity.likely_slow_motion or video.num_frames < 2:
+            return []
+        t = video.times_s
+        dt = float(np.median(np.diff(t)))
+        return [m for m in missing_frames(video) if m.ratio >= self.min_cut_ratio
+                and not (dt > 0 and t[m.frame + 1] - t[m.frame] > 1.5 * dt)]
 
     def _moving(self, share: np.ndarray, near: int, far: int) -> bool:
         """Do bodies move at frame step ``near`` (``moving_share`` of the picture or more) and at ``far`` beyond it

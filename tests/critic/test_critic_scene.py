@@ -130,3 +130,42 @@ def test_a_source_at_a_lower_frame_rate_has_slow_moments_but_no_freeze():
     def cadence(f, k):
         cv2.circle(f, (source[min(k // 4, len(source) - 1)], 90), 6, (200, 30, 30), -1)
     assert continuity(scene(cadence)).state == "supported"
+
+
+def sliding(positions_px: list[float], times_s: np.ndarray | None = None):
+    """``scene continuity`` of a 16 px checkered block (two colours, so its motion shows inside it too) sliding on a
+    plain 120 x 200 floor at 12.5 fps, its left edge at ``positions_px`` (one per frame); no track is given."""
+    rows, cols = np.mgrid[0:16, 0:16]
+    pattern = np.where(((rows // 4 + cols // 4) % 2)[..., None] == 0, (40, 170, 160), (230, 240, 90))
+    frames = np.full((len(positions_px), 120, 200, 3), 70, np.uint8)
+    for k, x in enumerate(positions_px):
+        frames[k, 60:76, int(round(x)):int(round(x)) + 16] = pattern
+    video = context_from_arrays(frames, 12.5, times_s=times_s)
+    return SceneChangeDetector().run(SceneOp(id="o1", quantity="continuity"), OperationInputs(subjects={}, tracks={}),
+                                     video)
+
+
+def test_frames_cut_out_of_the_moving_picture_skip_time_ahead():
+    """A block the prompt need not name slides right at 2 px a frame, and frames 13-17 are cut out: over one step
+    it goes six times as far and then on at 2 px again: time skipped ahead at that step (no track is given). The
+    same clip whose frame times say the interval there is six times as long (a variable-rate source) is explained
+    by them; the uncut clip, and a block speeding up steadily from rest, show no cut."""
+    x = [20.0 + 2.0 * k for k in range(40)]
+    cut = x[:13] + x[18:]
+    m = sliding(cut)
+    assert m.state == "contradicted" and "frames missing" in m.measured, (m.measured, m.reason)
+    assert (m.window.start_frame, m.window.end_frame) == (12, 13)
+    times = np.concatenate([np.arange(13), np.arange(18, 40)]) / 12.5
+    assert sliding(cut, times).state == "supported"
+    assert sliding(x[:35]).state == "supported"
+    assert sliding([20.0 + 0.5 * 120.0 * (k / 12.5) ** 2 for k in range(20)]).state == "supported"
+
+
+def test_the_scene_reads_a_cut_of_two_frames_or_more():
+    """Read from the picture alone, with no bound body behind it, a cut must make the motion go at least three times
+    as far over its step (``min_cut_ratio``): two frames cut out of the block's slide are found, a single step
+    two and a half times as long (what the per-subject check would take from the flow) is not."""
+    x = [20.0 + 2.0 * k for k in range(40)]
+    two = sliding(x[:13] + x[15:])
+    assert two.state == "contradicted" and (two.window.start_frame, two.window.end_frame) == (12, 13), two.measured
+    assert sliding(x[:13] + [x[12] + 5.0 + 2.0 * k for k in range(22)]).state == "supported"

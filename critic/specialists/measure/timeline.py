@@ -12,7 +12,8 @@ flow is read there, along the direction they were moving: the step's *ratio* is 
 pixels. A step is a cut when its ratio is at least ``min_ratio``, the ratio of the step before it (the trend it
 breaks) lies within ``steady`` (the motion before was neither starting from rest nor turning), and the ratio of the
 step after it is at most ``max_after`` (the motion slows back down). The per-track checks (``continuity``) tell
-which subjects were moving across it.
+which subjects were moving across it; the scene's own continuity claim (``critic.specialists.scene``) reads every
+cut, whatever moved across it.
 
 Working on the track of one body is not enough for this: a cut out of slow motion (a domino tipping over) moves
 each body by less than a radius, which is within a tracker's jitter; the whole picture's flow on both sides of
