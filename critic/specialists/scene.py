@@ -30,7 +30,7 @@ import numpy as np
 
 from critic.specialists.colour import name_colour, rgb_to_lab
 from critic.specialists.measure.common import measurement
-from critic.specialists.measure.timeline import MissingFrames, missing_frames
+from critic.specialists.measure.timeline import unexplained_cuts
 from critic.types import CONTRADICTED, SUPPORTED, UNKNOWN, Measurement, OperationInputs, SceneOp, VideoContext
 
 
@@ -135,25 +135,12 @@ class SceneChangeDetector:
                         f"on where it stopped ({100 * overlap:.0f} % of it)", window=video.window(s, e),
                         frozen=[s, e], moving_before=share[s - 1], moving_after=share[e], resume_overlap=overlap)
             s = e
-        cuts = self._cuts(video)
+        cuts = [m for m in unexplained_cuts(video) if m.ratio >= self.min_cut_ratio]
         if cuts:
             m = max(cuts, key=lambda m: m.ratio)
-            return measurement(
-                CONTRADICTED, req, f"the moving picture goes {m.ratio:.1f} times as far between frames {m.frame} and "
-                f"{m.frame + 1} as the step before and slows back down ({m.after:.2f} of it) after: frames missing",
-                window=video.window(m.frame, m.frame + 1),
-                missing_frames=[[c.frame, round(c.ratio, 3), round(c.before, 3), round(c.after, 3)] for c in cuts])
+            return measurement(CONTRADICTED, req, m.describe(), window=video.window(m.frame, m.frame + 1),
+                               missing_frames=[c.record() for c in cuts])
         return measurement(SUPPORTED, req, f"no frozen run between motions and no frames cut in {t_count} frames")
-
-    def _cuts(self, video: VideoContext) -> list[MissingFrames]:
-        """The frame steps with frames cut out of the moving picture (``min_cut_ratio``) whose frame times do not
-        explain them (an interval over 1.5 times the clip's usual one); none in a slow-motion clip."""
-        if video.sanity.likely_slow_motion or video.num_frames < 2:
-            return []
-        t = video.times_s
-        dt = float(np.median(np.diff(t)))
-        return [m for m in missing_frames(video) if m.ratio >= self.min_cut_ratio
-                and not (dt > 0 and t[m.frame + 1] - t[m.frame] > 1.5 * dt)]
 
     def _moving(self, share: np.ndarray, near: int, far: int) -> bool:
         """Do bodies move at frame step ``near`` (``moving_share`` of the picture or more) and at ``far`` beyond it

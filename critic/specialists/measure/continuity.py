@@ -27,7 +27,7 @@ from critic.specialists.base import unknown
 from critic.specialists.colour import rgb_to_lab
 from critic.specialists.kinematics import observed, radius, runs, stationary_runs
 from critic.specialists.measure.common import Tolerances, measurement
-from critic.specialists.measure.timeline import MissingFrames, missing_frames
+from critic.specialists.measure.timeline import MissingFrames, unexplained_cuts
 from critic.specialists.tracking import MIN_AREA_FRAC, channel_max_diff
 from critic.types import Measurement, MeasureOp, SubjectSpec, Track, VideoContext
 
@@ -98,16 +98,11 @@ def continuity(op: MeasureOp, track: Track, other: Track | None, video: VideoCon
                            window=video.window(a, b), jumps=jumps)
     # frames cut out of the clip: the whole moving picture jumps ahead over one step, this subject with it (a jump
     # under a radius for a slow body, within the tracker's jitter; the picture's flow shows it)
-    cuts = [] if video.sanity.likely_slow_motion else [
-        m for m in missing_frames(video) if not (dt > 0 and t[m.frame + 1] - t[m.frame] > 1.5 * dt)
-        and _moves_across(track, m, ok)]
+    cuts = [m for m in unexplained_cuts(video) if _moves_across(track, m, ok)]
     if cuts:
         m = max(cuts, key=lambda m: m.ratio)
-        return measurement("contradicted", req, f"the moving picture, this subject in it, goes {m.ratio:.1f} times as "
-                           f"far between frames {m.frame} and {m.frame + 1} as the step before and slows back down "
-                           f"({m.after:.2f} of it) after: frames missing", window=video.window(m.frame, m.frame + 1),
-                           missing_frames=[[c.frame, round(c.ratio, 3), round(c.before, 3), round(c.after, 3)]
-                                           for c in cuts])
+        return measurement("contradicted", req, m.describe(", this subject in it,"),
+                           window=video.window(m.frame, m.frame + 1), missing_frames=[c.record() for c in cuts])
     stops = [] if video.sanity.likely_slow_motion else _dead_stops(track, video, r)
     if stops:
         s, e, v0 = stops[0]

@@ -47,6 +47,16 @@ class MissingFrames:
     mask: np.ndarray
     scale: float
 
+    def record(self) -> list[float]:
+        """``[frame, ratio, before, after]`` (ratios to 3 decimals): what a measurement's values keep of the step."""
+        return [self.frame, round(self.ratio, 3), round(self.before, 3), round(self.after, 3)]
+
+    def describe(self, who: str = "") -> str:
+        """The step in words, for a packet: ``who`` names what moved across it (", this subject in it")."""
+        return (f"the moving picture{who} goes {self.ratio:.1f} times as far between frames {self.frame} and "
+                f"{self.frame + 1} as the step before and slows back down ({self.after:.2f} of it) after: frames "
+                f"missing")
+
     def pixels_near_box(self, box_xyxy: np.ndarray, min_pad_px: float = 2.0) -> int:
         """How many of the jumping pixels fall inside ``box_xyxy`` (video pixels, x0, y0, x1, y1) padded by half its
         longer side (at least ``min_pad_px`` grid pixels): the flow of a plain body moves at its edges and
@@ -151,3 +161,13 @@ def missing_frames(video: VideoContext, max_side: int = 160, min_move_px: float 
         out.append(MissingFrames(frame=k, ratio=ratio, before=before, after=after, mask=mask, scale=flow.scale))
     memo[key] = out
     return out
+
+
+def unexplained_cuts(video: VideoContext) -> list[MissingFrames]:
+    """:func:`missing_frames` of ``video`` but those its frame times explain (an interval over 1.5 times the clip's
+    usual one there: a variable-rate source); none in a slow-motion clip (its steps are too small to read)."""
+    if video.sanity.likely_slow_motion or video.num_frames < 2:
+        return []
+    t = video.times_s
+    dt = float(np.median(np.diff(t)))
+    return [m for m in missing_frames(video) if not (dt > 0 and t[m.frame + 1] - t[m.frame] > 1.5 * dt)]
