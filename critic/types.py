@@ -381,8 +381,8 @@ class MeasureOp(_Op):
 class SceneOp(_Op):
     """A check of the whole picture that reads no track. ``permanence``: nothing in view appears from nowhere or
     vanishes in place (a body the prompt never names pasted into the clip, one painted out of it); ``continuity``:
-    time runs on (bodies in motion do not all stop dead at once and go on from where they stopped: a frozen clip).
-    Returns a ``Measurement`` (no event windows)."""
+    time runs on (bodies in motion do not all stop dead at once and go on from where they stopped: a frozen clip;
+    nor does the moving picture skip ahead: frames cut out). Returns a ``Measurement`` (no event windows)."""
 
     op: Literal["scene"] = "scene"
     quantity: Literal["permanence", "continuity"] = "permanence"

@@ -207,8 +207,9 @@ class PlanBuilder:
     def add_scene(self, which: list[str] | tuple[str, ...] = IMPLICIT_QUANTITIES) -> None:
         """What a physicist presumes of the whole scene when ``permanence`` and ``continuity`` are presumed of its
         bodies (``which``): nothing in view appears from nowhere or vanishes in place, whether the prompt names that
-        body or not, and time runs on (no frozen frames). Added once each, to a plan that grounds a rigid subject;
-        their claims have no subject and carry the whole prompt's span (the scene the prompt describes)."""
+        body or not, and time runs on (no frozen frames, no frames cut out). Added once each, to a plan that grounds
+        a rigid subject; their claims have no subject and carry the whole prompt's span (the scene the prompt
+        describes)."""
         grounded = {op.subject for op in self.ops if isinstance(op, GroundOp)}
         if not any(s.rigid for n, s in self.subjects.items() if n in grounded):
             return

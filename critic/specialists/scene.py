@@ -31,6 +31,7 @@ import numpy as np
 from critic.specialists.colour import name_colour, rgb_to_lab
 from critic.specialists.measure.common import measurement
 from critic.specialists.measure.timeline import unexplained_cuts
+from critic.specialists.tracking import channel_max_diff
 from critic.types import CONTRADICTED, SUPPORTED, UNKNOWN, Measurement, OperationInputs, SceneOp, VideoContext
 
 
@@ -135,7 +136,7 @@ class SceneChangeDetector:
                         f"on where it stopped ({100 * overlap:.0f} % of it)", window=video.window(s, e),
                         frozen=[s, e], moving_before=share[s - 1], moving_after=share[e], resume_overlap=overlap)
             s = e
-        cuts = [m for m in unexplained_cuts(video) if m.ratio >= self.min_cut_ratio]
+        cuts = unexplained_cuts(video, min_ratio=self.min_cut_ratio)
         if cuts:
             m = max(cuts, key=lambda m: m.ratio)
             return measurement(CONTRADICTED, req, m.describe(), window=video.window(m.frame, m.frame + 1),
@@ -326,7 +327,7 @@ class SceneChangeDetector:
         H, W = video.frames.shape[1:3]
         x0, y0 = int(max((x - r) / scale, 0)), int(max((y - r) / scale, 0))
         x1, y1 = int(min((x + bw + r) / scale + 1, W)), int(min((y + bh + r) / scale + 1, H))
-        changed = cv2.absdiff(video.frames[t, y0:y1, x0:x1], video.frames[t - 1, y0:y1, x0:x1]).max(axis=-1) > min_diff
+        changed = channel_max_diff(video.frames[t, y0:y1, x0:x1], video.frames[t - 1, y0:y1, x0:x1]) > min_diff
         count, labels, stats, _ = cv2.connectedComponentsWithStats(changed.astype(np.uint8), connectivity=8)
         if count < 2:
             return 0.0

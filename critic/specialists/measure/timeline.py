@@ -163,11 +163,14 @@ def missing_frames(video: VideoContext, max_side: int = 160, min_move_px: float 
     return out
 
 
-def unexplained_cuts(video: VideoContext) -> list[MissingFrames]:
+def unexplained_cuts(video: VideoContext, min_ratio: float | None = None) -> list[MissingFrames]:
     """:func:`missing_frames` of ``video`` but those its frame times explain (an interval over 1.5 times the clip's
-    usual one there: a variable-rate source); none in a slow-motion clip (its steps are too small to read)."""
+    usual one there: a variable-rate source); none in a slow-motion clip (its steps are too small to read). With
+    ``min_ratio``, only the steps that jump at least that many times as far: read from the default steps (memoised,
+    so every caller shares one flow), not by a second pass at another threshold."""
     if video.sanity.likely_slow_motion or video.num_frames < 2:
         return []
     t = video.times_s
     dt = float(np.median(np.diff(t)))
-    return [m for m in missing_frames(video) if not (dt > 0 and t[m.frame + 1] - t[m.frame] > 1.5 * dt)]
+    return [m for m in missing_frames(video) if not (dt > 0 and t[m.frame + 1] - t[m.frame] > 1.5 * dt)
+            and (min_ratio is None or m.ratio >= min_ratio)]
