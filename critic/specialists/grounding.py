@@ -342,8 +342,11 @@ def ground_subjects(subjects: list[SubjectSpec], cands: list[Candidate], prompt:
             # subject that has no colour, shape or size to find it by (it may be any part of the scenery)
             firm = firm and cands[pick].travel >= w.min_travel_radii
             by = "motion"
-        doubt = "" if firm else (f"{rival} candidate tracks fit within a cost margin of {margin:.2f} "
-                                 f"(colour {s.color or 'not named'}, noun '{s.noun}', size and motion)")
+        why = f"(colour {s.color or 'not named'}, noun '{s.noun}', size and motion)"
+        # with no other track as close, the runner-up is the subject being absent, or another subject taking its track
+        doubt = "" if firm else (f"{rival} candidate tracks fit within a cost margin of {margin:.2f} {why}" if rival > 1
+                                 else f"its one fitting track wins by only {margin:.2f} over the next best binding "
+                                 f"(the subject absent, or another subject on that track) {why}")
         if handed:
             firm, doubt = False, "; ".join(d for d in (doubt, handed) if d)
         evidence = {"by": by, "candidates": int(rival), "confident": bool(firm), "doubt": doubt,

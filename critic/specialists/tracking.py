@@ -13,7 +13,10 @@ Pipeline (docs/architecture.md §10, about 15 ms/frame at 848x480 on one core):
 3. identities: Hungarian matching (``scipy.optimize.linear_sum_assignment``) of blobs to constant-velocity
    predictions, gated by radius and speed; unmatched tracks coast (predicted, ``coasted``) through merges and
    occlusions for up to ``max_coast_s``; a stopped track whose patch still looks like it stays visible
-   (a resting object that the median background has absorbed);
+   (a resting object that the median background has absorbed); a tracklet's still run that is a ghost - the
+   frame shows the floor where the background holds the body that rests there later (or rested there before),
+   and the tracklet's own colour elsewhere is that body's - is dropped (``_static_ghost_frames``), so that the
+   tracklet which hands the ghost over to the arriving body does not hide the way the body came;
 4. binding (``BackgroundGrounder``, ``grounding``): tracklets that follow each other in time (at most
    ``max_gap_s`` apart, or 12 frames, whichever is more) and look alike are stitched into identities; the
    plan's subjects are assigned to identities one to one on a cost from CIELAB colour names (``colour``), shape
@@ -179,8 +182,14 @@ class BackgroundTracker:
                  min_area_px: int = 12, max_coast_s: float = 0.5, gate_radii: float = 4.0, gate_speed: float = 2.5,
                  color_weight: float = 1.0, min_track_frames: int = 3, hold_patch_diff: float = 14.0,
                  compensate_camera: bool = True, suppress_shadows: bool = True, max_shadow_share: float = 0.8,
-                 max_chroma_jump: float = 30.0, chroma_gate_after_s: float = 0.2):
+                 max_chroma_jump: float = 30.0, chroma_gate_after_s: float = 0.2, drop_static_ghosts: bool = True,
+                 min_ghost_run: int = 3):
         self.compensate_camera = compensate_camera
+        #: drop a tracklet's still runs (``min_ghost_run`` frames or more) that are ghosts: the place where the
+        #: background model holds a body that rests there for much of the clip, seen while the body is elsewhere
+        #: (``_static_ghost_frames``)
+        self.drop_static_ghosts = drop_static_ghosts
+        self.min_ghost_run = min_ghost_run
         #: after a coast, a blob whose colour differs from the track's by more than this in CIELAB a*b* (hue and
         #: chroma, not lightness: shade darkens a body without changing its hue) is another object
         self.max_chroma_jump = max_chroma_jump
@@ -379,6 +388,11 @@ class BackgroundTracker:
                 next_id += 1
                 active.append(tr)
         finished.extend(active)
+        if self.drop_static_ghosts:
+            for tr in finished:
+                for k in self._static_ghost_frames(tr, frames, bg, thr):
+                    del tr.frames[k]
+            finished = [tr for tr in finished if any(v[3] for v in tr.frames.values())]
         tracks, colors = [], {}
         for tr in sorted(finished, key=lambda x: x.identity):
             track = self._to_track(tr, times_s)
@@ -386,6 +400,75 @@ class BackgroundTracker:
                 tracks.append(track)
                 colors[tr.identity] = tr.seen_rgb()
         return TrackingResult(tracks=tracks, colors_rgb=colors, background=bg, threshold=thr, camera=camera)
+
+    def _static_ghost_frames(self, tr: _Tracklet, frames: np.ndarray, bg: np.ndarray, thr: float,
+                             still_px: float = 0.5, min_delta_e: float = 25.0) -> list[int]:
+        """The frames of ``tr`` that show a ghost, not its body: a run of ``min_ghost_run`` or more observed frames in
+        a row whose blob stays put (centroid within ``still_px``, colour within ``min_delta_e`` CIELAB from frame to
+        frame) and is, in every frame of the run, a ghost of the body whose colour is the median colour of the
+        tracklet's other observed frames (``_ghost_colour``). A body that rests for much of the clip wins the median
+        at its place; in the frames before it arrives (or after it leaves) that place differs from the background
+        with no body in it - the frame shows the floor there, the background the body - and a tracklet that holds it
+        hands it over to the body when the body arrives, hiding the way it came. Only a still run, and only against
+        the tracklet's own colour elsewhere: a moving blob is a body, a tracklet of nothing but a ghost is no body's
+        (its colour is the floor's), and a body passing over its own resting place is part body."""
+        seen = sorted(k for k, v in tr.frames.items() if v[3])
+        lab = {k: colours.rgb_to_lab(np.asarray(tr.frames[k][5], float)) for k in seen}
+        runs: list[list[int]] = []
+        for k in seen:
+            j = runs[-1][-1] if runs else None
+            # a still run is one place in one colour: the ghost and the body that arrives there share the place
+            if (j is not None and k == j + 1 and np.linalg.norm(tr.frames[k][1] - tr.frames[j][1]) <= still_px
+                    and float(np.linalg.norm(lab[k] - lab[j])) <= min_delta_e):
+                runs[-1].append(k)
+            else:
+                runs.append([k])
+        out: list[int] = []
+        for run in runs:
+            if len(run) < self.min_ghost_run:
+                continue
+            others = [k for k in seen if k not in run]
+            if len(others) < self.min_ghost_run:
+                continue
+            body = colours.rgb_to_lab(np.median(np.stack([tr.frames[k][5] for k in others]), axis=0))
+            # every frame of it: a held frame (the tracker keeps a still body's last box) may show the body itself
+            # come to its resting place, which only the frame's own pixels tell
+            if all(self._ghost_colour(tr.frames[k], frames[k], bg, thr, body, min_delta_e) for k in run):
+                out.extend(run)
+        return out
+
+    @staticmethod
+    def _ghost_colour(obs: tuple, frame: np.ndarray, bg: np.ndarray, thr: float, body_lab: np.ndarray,
+                      min_delta_e: float) -> bool:
+        """Is observation ``obs`` (box, centroid, area, visible, border, mean frame RGB) a ghost of the body whose
+        colour is ``body_lab`` (CIELAB)? The frame's colour there is not the body's (its mean over ``min_delta_e``
+        from it) but nearer the colour of what lies around the blob (a ring as wide as half the box: under half as
+        far from that as from the body's; a ring over two surfaces, a floor and a wall, is mixed), while the
+        background model shows the body's colour there (under half as far from it as the frame's); and no more than
+        three pixels of the box are of the body's colour (within ``min_delta_e`` / 2)."""
+        h, w = frame.shape[:2]
+        x0, y0, x1, y1 = (int(round(v)) for v in obs[0])
+        pad = max(2, (max(x1 - x0, y1 - y0) + 1) // 2)
+        ys, xs = slice(max(y0 - pad, 0), min(y1 + pad + 1, h)), slice(max(x0 - pad, 0), min(x1 + pad + 1, w))
+        seen_px, held_px = frame[ys, xs], bg[ys, xs]
+        fg = channel_max_diff(seen_px, held_px) > thr
+        inside = np.zeros_like(fg)
+        inside[max(y0, 0) - ys.start:y1 + 1 - ys.start, max(x0, 0) - xs.start:x1 + 1 - xs.start] = True
+        blob = fg & inside
+        ring = ~cv2.dilate(fg.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
+        if blob.sum() < 4 or ring.sum() < 4:
+            return False
+        seen, around, held = colours.rgb_to_lab(np.stack([
+            seen_px[blob].astype(float).mean(axis=0), seen_px[ring].astype(float).mean(axis=0),
+            held_px[blob].astype(float).mean(axis=0)]))
+        off_body = float(np.linalg.norm(seen - body_lab))
+        if not (off_body > min_delta_e and float(np.linalg.norm(seen - around)) < 0.5 * off_body
+                and float(np.linalg.norm(held - body_lab)) < 0.5 * off_body):
+            return False
+        # ... and the body is nowhere in the box: a body that changes its look in place (it swells, it turns) still
+        # shows its colour inside the ring its other look leaves
+        box_px = seen_px[max(y0, 0) - ys.start:y1 + 1 - ys.start, max(x0, 0) - xs.start:x1 + 1 - xs.start]
+        return int((colours.delta_e(box_px, body_lab) <= 0.5 * min_delta_e).sum()) < 4
 
     def _hold_if_static(self, tr: _Tracklet, frames: np.ndarray, k: int) -> bool:
         """A stopped object the background absorbed is still there: keep it visible while its patch holds."""
@@ -603,7 +686,7 @@ class BackgroundGrounder:
     reused for every subject of the same clip (keyed by the clip's sha256)."""
 
     name = "background"
-    version = "11"
+    version = "12"
 
     def __init__(self, tracker: BackgroundTracker | None = None, min_visible_frac: float = 0.05,
                  weights: grounding.Weights | None = None, max_gap_s: float = 0.75, **tracker_kwargs: Any):

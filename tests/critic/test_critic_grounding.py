@@ -277,3 +277,15 @@ def test_a_track_that_ends_is_handed_over_only_to_a_blob_that_begins_where_it_wa
     elsewhere = _track(t, 150, 0)
     assert grounding.handed_over([grounding.describe(ball, rgb), grounding.describe(next_to, rgb)], 0, [1])
     assert not grounding.handed_over([grounding.describe(ball, rgb), grounding.describe(elsewhere, rgb)], 0, [1])
+
+
+def test_a_doubt_with_no_rival_track_names_the_runner_up_binding():
+    """One magenta blob for "a pink ball" and "a purple ball": the purple ball takes it by a hair, and its rival is
+    no other track ("1 candidate tracks fit", a contradiction in terms) but the pink ball on that track."""
+    out = grounding.ground_subjects([SubjectSpec(name="pink_ball", noun="ball", color="pink"),
+                                     SubjectSpec(name="purple_ball", noun="ball", color="purple")],
+                                    _cands([((170, 70, 140), 10, 2.0, (8, 8))]), "", {})
+    members, evidence = out["purple_ball"]
+    assert members == [0] and not evidence["confident"] and evidence["candidates"] == 1
+    assert "candidate tracks fit" not in evidence["doubt"]
+    assert evidence["doubt"].startswith("its one fitting track wins by only 0.04 over the next best binding")

@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from critic.specialists.tracking import BackgroundGrounder, BackgroundTracker, bind_subject, color_matches, floor_row
+from critic.specialists.tracking import (BackgroundGrounder, BackgroundTracker, _Tracklet, bind_subject, color_matches,
+                                       floor_row)
 from critic.types import GroundOp, OperationInputs, SubjectSpec
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -220,3 +221,50 @@ def test_a_body_found_by_colour_alone_is_stitched_over_the_grounders_gap_in_seco
     assert gap == 18
     assert len(bind_subject(result, ball, max_gap=gap)) == 1
     assert len(bind_subject(result, ball)) == 2
+
+
+def rest_place_clip(t_count: int = 48, arrive: int = 6) -> S.Synthetic:
+    """A red ball falls at x = 40 px for ``arrive`` frames, then shows at x = 110 px on the floor and rests there for
+    the rest of the clip: the median background holds the ball at its resting place (too few frames differ there for
+    the background's two-valued pixels to take the other value)."""
+    xy = np.zeros((t_count, 2))
+    xy[:arrive, 0] = 40.0
+    xy[:arrive, 1] = np.linspace(15.0, S.FLOOR_Y - S.RADIUS - 8.0, arrive)
+    xy[arrive:] = (110.0, S.FLOOR_Y - S.RADIUS)
+    ball = S.Ball(xy, np.full(t_count, S.RADIUS), np.ones(t_count, bool), S.COLORS["red"])
+    return S.Synthetic(frames=S.draw(S.background(), [ball], t_count), fps=S.FPS, audio=None,
+                       audio_rate_hz=S.AUDIO_RATE, balls={"ball": ball}, contacts_s=[])
+
+
+def test_a_resting_bodys_place_before_it_arrives_is_a_ghost_not_the_body():
+    """A tracklet that holds the ball's resting place before the ball arrives (the background model shows the ball
+    there, the frame the wall) and then the ball: its first, still frames are a ghost and are dropped; the ball's own
+    frames, and a tracklet that holds the ball where it really rests, are kept."""
+    clip = rest_place_clip()
+    tracker = BackgroundTracker()
+    bg = tracker.background(clip.frames)
+    thr = tracker.threshold(clip.frames, bg)
+    rest = np.array([110.0, S.FLOOR_Y - S.RADIUS])
+    box = np.concatenate([rest - S.RADIUS - 1, rest + S.RADIUS + 1])
+
+    yy, xx = np.mgrid[0:S.H, 0:S.W]
+    disc = np.hypot(xx - rest[0], yy - rest[1]) <= S.RADIUS - 0.5
+
+    def observation(k: int) -> tuple:  # the blob's mean colour, as the tracker records it
+        return box.copy(), rest.copy(), float(disc.sum()), True, False, clip.frames[k][disc].mean(axis=0)
+
+    handed_over = _Tracklet(identity=0, first=0, pos=rest, vel=np.zeros(2), radius=S.RADIUS, rgb=np.zeros(3),
+                            last_seen=20, frames={k: observation(k) for k in range(20)})
+    assert tracker._static_ghost_frames(handed_over, clip.frames, bg, thr) == list(range(6))
+    # the ball's own rest: the frame shows the ball where the background does, nothing to drop
+    resting = _Tracklet(identity=1, first=6, pos=rest, vel=np.zeros(2), radius=S.RADIUS, rgb=np.zeros(3),
+                        last_seen=20, frames={k: observation(k) for k in range(6, 20)})
+    assert tracker._static_ghost_frames(resting, clip.frames, bg, thr) == []
+    # a tracklet of nothing but the ghost is no body's: no colour of its own to tell it by, kept as it is
+    ghost_only = _Tracklet(identity=2, first=0, pos=rest, vel=np.zeros(2), radius=S.RADIUS, rgb=np.zeros(3),
+                           last_seen=5, frames={k: observation(k) for k in range(6)})
+    assert tracker._static_ghost_frames(ghost_only, clip.frames, bg, thr) == []
+    # and the falling ball is still the ball's track
+    (track,) = ground(clip, color="red")
+    early = track.visible[:6]
+    assert early.sum() >= 4 and np.abs(track.centroid_px[:6][early, 0] - 40.0).max() < 2.0
