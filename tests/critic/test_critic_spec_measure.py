@@ -690,16 +690,25 @@ def test_a_fall_that_is_not_downward_is_not_supported():
 
 def test_a_ball_held_in_mid_air_from_the_first_frames_hovers():
     """Held still from frame 1 for 8 frames in front of a plain wall, then dropped: at rest with nothing under it
-    (support contradicted over the hold), wherever in the clip it happens. With a shelf under it in view the clip
-    shows what held it: not contradicted."""
+    (support contradicted over the hold), wherever in the clip it happens. With a shelf drawn under it that it then
+    falls past in front of, nothing around it changing as it goes: the shelf is behind it, nothing let it go -
+    contradicted too. With the shelf in front of it, hiding it as it goes down behind: what held it may be out of
+    sight behind the shelf, not contradicted."""
     clip = S.hold_from_start(S.drop_clip(vx=10.0))
     m = measure(clip, "support")
     assert m.state == "contradicted" and "nothing under it" in m.measured, (m.measured, m.reason)
     a0, a1 = m.window.start_frame, m.window.end_frame
     b0, b1 = clip.doctored_frames
     assert max(0, min(a1, b1) - max(a0, b0) + 1) / (max(a1, b1) - min(a0, b0) + 1) >= 0.5
-    on_shelf = measure(S.hold_from_start(S.drop_clip(vx=10.0), ledge=True), "support")
-    assert on_shelf.state != "contradicted", on_shelf.measured
+    behind = S.hold_from_start(S.drop_clip(vx=10.0), ledge=True)
+    assert measure(behind, "support").state == "contradicted"
+    # the same shelf drawn over the ball in every frame: in front of it
+    x, y = behind.balls["ball"].xy[1]
+    top = int(round(y + S.RADIUS)) + 1
+    frames = behind.frames.copy()
+    frames[:, top:top + 4, int(round(x - 3 * S.RADIUS)):int(round(x + 3 * S.RADIUS))] = (90, 90, 95)
+    in_front = measure(dataclasses.replace(behind, frames=frames), "support")
+    assert in_front.state != "contradicted", in_front.measured
 
 
 def test_a_body_held_in_mid_air_then_dropped_does_not_sink_below_where_it_was_held():

@@ -272,8 +272,9 @@ def _released_unsupported(track: Track, video: VideoContext, r: float, hover_rad
     to), falling straight (no sideways travel on the way out: a body that rolls off a ledge moves sideways first)
     and whole (its box's top comes down too: a blob that takes in a piece below grows down from a top that stays),
     and the clip's usual picture just under the body the same as just over it (one uniform backdrop: no shelf,
-    ramp, body or hand beneath). A body held still in mid-air and then let go by nothing in view hovered, wherever
-    in the clip that happens (before any landing too)."""
+    ramp, body or hand beneath), or else nothing over or under it changing as it goes (``_let_go_by_nothing``). A
+    body held still in mid-air and then let go by nothing in view hovered, wherever in the clip that happens
+    (before any landing too)."""
     floor = floor_row_of(track)
     ok = observed(track)
     y, x = track.centroid_px[:, 1], track.centroid_px[:, 0]
@@ -310,7 +311,44 @@ def _released_unsupported(track: Track, video: VideoContext, r: float, hover_rad
         uniform = max(float(strip_above.std(axis=0).max()), float(strip_below.std(axis=0).max())) < 6.0
         if uniform and float(np.linalg.norm(strip_above.mean(0) - strip_below.mean(0))) < 8.0:
             out.append((s, e))
+        elif _let_go_by_nothing(track, frames, e, above, below, cols):
+            out.append((s, e))
     return out
+
+
+def _let_go_by_nothing(track: Track, frames: np.ndarray, e: int, above: slice, below: slice, cols: slice,
+                       max_diff: float = 10.0, within: int = 8, max_growth: float = 1.3) -> bool:
+    """Over a backdrop that is not one plain surface (an edge under the body may be a shelf's): did anything let the
+    body go? It rests at frame ``e`` and then falls straight down through the strip ``below`` it (rows, ``cols``):
+    within ``within`` frames its box's top is under that strip, at its own apparent size (within x``max_growth`` in
+    area: no move toward the camera along a floor), while the strips over and under the place it rested show then
+    what they showed while it rested (channel-max difference, mean under ``max_diff``), and the strip under it shows
+    the body in a frame on its way down (over ``max_diff`` from what it showed while it rested: the body goes down
+    in front of whatever edge lies there). A shelf it stood on would be in its way (it would pass through it); one
+    in front of it hides it as it goes, and may hide what held it; a hand, a trapdoor or a body that held it moves
+    or goes when it lets go."""
+    ok = observed(track)
+    area = np.asarray(track.area_px, float)
+    t_count = len(frames)
+    gone = next((k for k in range(e + 1, min(e + 1 + within, t_count))
+                 if ok[k] and track.boxes_xyxy[k, 1] > below.stop), None)
+    if gone is None or not ok[e] or area[e] <= 0:
+        return False
+    if max(area[gone] / area[e], area[e] / max(area[gone], 1e-6)) > max_growth:
+        return False
+    # it goes down in front of what lies under it: the strip shows the body in a frame on the way (a shelf in front
+    # of it would hide it there, and may stand in front of what held it)
+    passing = [k for k in range(e + 1, gone) if ok[k] and track.boxes_xyxy[k, 3] >= below.start
+               and track.boxes_xyxy[k, 1] < below.stop]
+    if not any(float(np.abs(frames[k, below, cols].astype(np.int16) - frames[e, below, cols].astype(np.int16))
+                     .max(axis=-1).mean()) > max_diff for k in passing):
+        return False
+    for rows in (above, below):
+        was = frames[e, rows, cols].astype(np.int16)
+        now = frames[gone, rows, cols].astype(np.int16)
+        if float(np.abs(now - was).max(axis=-1).mean()) > max_diff:
+            return False
+    return True
 
 
 def _rises_unaided(track: Track, r: float) -> list[tuple[int, int, str]]:
