@@ -14,6 +14,7 @@ from critic.specialists.colour import rgb_to_lab
 from critic.specialists.kinematics import (Contact, area_radius, floor_contacts, observed, parabola_fit,
                                            quadratic_motion, radius, runs, size_radius, stationary_runs)
 from critic.specialists.measure.common import Tolerances, floor_row_of, measurement, phrase
+from critic.specialists.tracking import channel_max_diff
 from critic.types import Measurement, MeasureOp, Track, VideoContext
 
 #: Below this downward acceleration (radii/s^2) a real fall would need a ball over ~0.5 m across at 9.81 m/s^2:
@@ -338,17 +339,12 @@ def _let_go_by_nothing(track: Track, frames: np.ndarray, e: int, above: slice, b
         return False
     # it goes down in front of what lies under it: the strip shows the body in a frame on the way (a shelf in front
     # of it would hide it there, and may stand in front of what held it)
+    def changed(k: int, rows: slice) -> bool:  # the strip at frame k against frame e
+        return float(channel_max_diff(frames[k, rows, cols], frames[e, rows, cols]).mean()) > max_diff
+
     passing = [k for k in range(e + 1, gone) if ok[k] and track.boxes_xyxy[k, 3] >= below.start
                and track.boxes_xyxy[k, 1] < below.stop]
-    if not any(float(np.abs(frames[k, below, cols].astype(np.int16) - frames[e, below, cols].astype(np.int16))
-                     .max(axis=-1).mean()) > max_diff for k in passing):
-        return False
-    for rows in (above, below):
-        was = frames[e, rows, cols].astype(np.int16)
-        now = frames[gone, rows, cols].astype(np.int16)
-        if float(np.abs(now - was).max(axis=-1).mean()) > max_diff:
-            return False
-    return True
+    return any(changed(k, below) for k in passing) and not changed(gone, above) and not changed(gone, below)
 
 
 def _rises_unaided(track: Track, r: float) -> list[tuple[int, int, str]]:
