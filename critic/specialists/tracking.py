@@ -389,10 +389,10 @@ class BackgroundTracker:
                 active.append(tr)
         finished.extend(active)
         if self.drop_static_ghosts:
+            # (a tracklet left with too few observed frames is dropped below, as any short one is)
             for tr in finished:
                 for k in self._static_ghost_frames(tr, frames, bg, thr):
                     del tr.frames[k]
-            finished = [tr for tr in finished if any(v[3] for v in tr.frames.values())]
         tracks, colors = [], {}
         for tr in sorted(finished, key=lambda x: x.identity):
             track = self._to_track(tr, times_s)
@@ -413,7 +413,9 @@ class BackgroundTracker:
         the tracklet's own colour elsewhere: a moving blob is a body, a tracklet of nothing but a ghost is no body's
         (its colour is the floor's), and a body passing over its own resting place is part body."""
         seen = sorted(k for k, v in tr.frames.items() if v[3])
-        lab = {k: colours.rgb_to_lab(np.asarray(tr.frames[k][5], float)) for k in seen}
+        if len(seen) < 2 * self.min_ghost_run:
+            return []  # a run and as many other frames to tell the body's colour by
+        lab = dict(zip(seen, colours.rgb_to_lab(np.stack([tr.frames[k][5] for k in seen]).astype(float))))
         runs: list[list[int]] = []
         for k in seen:
             j = runs[-1][-1] if runs else None
@@ -425,10 +427,9 @@ class BackgroundTracker:
                 runs.append([k])
         out: list[int] = []
         for run in runs:
-            if len(run) < self.min_ghost_run:
-                continue
-            others = [k for k in seen if k not in run]
-            if len(others) < self.min_ghost_run:
+            in_run = set(run)
+            others = [k for k in seen if k not in in_run]
+            if len(run) < self.min_ghost_run or len(others) < self.min_ghost_run:
                 continue
             body = colours.rgb_to_lab(np.median(np.stack([tr.frames[k][5] for k in others]), axis=0))
             # every frame of it: a held frame (the tracker keeps a still body's last box) may show the body itself

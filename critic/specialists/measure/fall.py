@@ -312,23 +312,22 @@ def _released_unsupported(track: Track, video: VideoContext, r: float, hover_rad
         uniform = max(float(strip_above.std(axis=0).max()), float(strip_below.std(axis=0).max())) < 6.0
         if uniform and float(np.linalg.norm(strip_above.mean(0) - strip_below.mean(0))) < 8.0:
             out.append((s, e))
-        elif _let_go_by_nothing(track, frames, e, above, below, cols):
+        elif _let_go_by_nothing(track, ok, frames, e, above, below, cols):
             out.append((s, e))
     return out
 
 
-def _let_go_by_nothing(track: Track, frames: np.ndarray, e: int, above: slice, below: slice, cols: slice,
-                       max_diff: float = 10.0, within: int = 8, max_growth: float = 1.3) -> bool:
+def _let_go_by_nothing(track: Track, ok: np.ndarray, frames: np.ndarray, e: int, above: slice, below: slice,
+                       cols: slice, max_diff: float = 10.0, within: int = 8, max_growth: float = 1.3) -> bool:
     """Over a backdrop that is not one plain surface (an edge under the body may be a shelf's): did anything let the
-    body go? It rests at frame ``e`` and then falls straight down through the strip ``below`` it (rows, ``cols``):
-    within ``within`` frames its box's top is under that strip, at its own apparent size (within x``max_growth`` in
-    area: no move toward the camera along a floor), while the strips over and under the place it rested show then
-    what they showed while it rested (channel-max difference, mean under ``max_diff``), and the strip under it shows
-    the body in a frame on its way down (over ``max_diff`` from what it showed while it rested: the body goes down
-    in front of whatever edge lies there). A shelf it stood on would be in its way (it would pass through it); one
-    in front of it hides it as it goes, and may hide what held it; a hand, a trapdoor or a body that held it moves
-    or goes when it lets go."""
-    ok = observed(track)
+    body go? It rests at frame ``e`` and then falls straight down through the strip ``below`` it (rows, ``cols``;
+    ``ok`` (T,) its observed frames): within ``within`` frames its box's top is under that strip, at its own
+    apparent size (within x``max_growth`` in area: no move toward the camera along a floor), while the strips over
+    and under the place it rested show then what they showed while it rested (channel-max difference, mean under
+    ``max_diff``), and the strip under it shows the body in a frame on its way down (over ``max_diff`` from what it
+    showed while it rested: the body goes down in front of whatever edge lies there). A shelf it stood on would be
+    in its way (it would pass through it); one in front of it hides it as it goes, and may hide what held it; a
+    hand, a trapdoor or a body that held it moves or goes when it lets go."""
     area = np.asarray(track.area_px, float)
     t_count = len(frames)
     gone = next((k for k in range(e + 1, min(e + 1 + within, t_count))
