@@ -440,13 +440,14 @@ class BackgroundTracker:
 
     @staticmethod
     def _ghost_colour(obs: tuple, frame: np.ndarray, bg: np.ndarray, thr: float, body_lab: np.ndarray,
-                      min_delta_e: float) -> bool:
+                      min_delta_e: float, min_ring_share: float = 0.2) -> bool:
         """Is observation ``obs`` (box, centroid, area, visible, border, mean frame RGB) a ghost of the body whose
         colour is ``body_lab`` (CIELAB)? The frame's colour there is not the body's (its mean over ``min_delta_e``
-        from it) but nearer the colour of what lies around the blob (a ring as wide as half the box: under half as
-        far from that as from the body's; a ring over two surfaces, a floor and a wall, is mixed), while the
-        background model shows the body's colour there (under half as far from it as the frame's); and no more than
-        three pixels of the box are of the body's colour (within ``min_delta_e`` / 2)."""
+        from it) but a colour of what lies around the blob: ``min_ring_share`` or more of a ring as wide as half the
+        box is under half as far from it as the body is (the surface the frame shows there continues around it; a
+        ring over a floor, a wall and a post is mixed, and its mean is none of them), while the background model
+        shows the body's colour there (under half as far from it as the frame's); and no more than three pixels of
+        the box are of the body's colour (within ``min_delta_e`` / 2)."""
         h, w = frame.shape[:2]
         x0, y0, x1, y1 = (int(round(v)) for v in obs[0])
         pad = max(2, (max(x1 - x0, y1 - y0) + 1) // 2)
@@ -459,12 +460,15 @@ class BackgroundTracker:
         ring = ~cv2.dilate(fg.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
         if blob.sum() < 4 or ring.sum() < 4:
             return False
-        seen, around, held = colours.rgb_to_lab(np.stack([
-            seen_px[blob].astype(float).mean(axis=0), seen_px[ring].astype(float).mean(axis=0),
-            held_px[blob].astype(float).mean(axis=0)]))
+        seen, held = colours.rgb_to_lab(np.stack([seen_px[blob].astype(float).mean(axis=0),
+                                                  held_px[blob].astype(float).mean(axis=0)]))
         off_body = float(np.linalg.norm(seen - body_lab))
-        if not (off_body > min_delta_e and float(np.linalg.norm(seen - around)) < 0.5 * off_body
-                and float(np.linalg.norm(held - body_lab)) < 0.5 * off_body):
+        if not (off_body > min_delta_e and float(np.linalg.norm(held - body_lab)) < 0.5 * off_body):
+            return False
+        # the surface it shows continues around it: a share of the ring is of the blob's colour (under half as far
+        # from it as the body is; a ring over a floor, a wall and a post is mixed, and its mean is none of them)
+        near = colours.delta_e(seen_px[ring].astype(float), seen) < 0.5 * off_body
+        if near.mean() < min_ring_share:
             return False
         # ... and the body is nowhere in the box: a body that changes its look in place (it swells, it turns) still
         # shows its colour inside the ring its other look leaves
@@ -687,7 +691,7 @@ class BackgroundGrounder:
     reused for every subject of the same clip (keyed by the clip's sha256)."""
 
     name = "background"
-    version = "12"
+    version = "13"
 
     def __init__(self, tracker: BackgroundTracker | None = None, min_visible_frac: float = 0.05,
                  weights: grounding.Weights | None = None, max_gap_s: float = 0.75, **tracker_kwargs: Any):

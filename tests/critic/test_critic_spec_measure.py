@@ -10,8 +10,10 @@ import numpy as np
 import pytest
 
 from critic.specialists import colour as colours
+from critic.specialists import kinematics as kin
 from critic.specialists.counting import IdentityCounter
 from critic.specialists.measure import MEASURES, TrackMeasurer, check_measures
+from critic.specialists.measure.continuity import _beyond_fragments
 from critic.specialists.tracking import BackgroundGrounder
 from critic.types import (QUANTITIES, QUANTITY_SPECS, CountOp, Expect, GroundOp, MeasureOp, OperationInputs, SubjectSpec,
                           Track)
@@ -352,6 +354,14 @@ def test_a_flight_stopped_in_its_first_frames_and_resumed_is_unsupported():
     assert m.state == "contradicted" and "going up before and after" in m.measured, (m.measured, m.reason)
     assert m.window.start_frame == 2 and m.window.end_frame in (13, 14)
     assert measure(stopped, "continuity").state == "contradicted"
+    # the free-fall check says the same of it, above the floor line (it landed nowhere before); with no floor in
+    # view it has no level to be above at all, and moves before and after
+    fall = measure(stopped, "free_fall")
+    assert fall.state == "contradicted" and "radii above the floor line" in fall.measured, fall.measured
+    no_floor = S.background(floor_y=S.H)
+    bare = dataclasses.replace(stopped, frames=S.draw(no_floor, [stopped.balls["ball"]], t_count))
+    fall = measure(bare, "free_fall")
+    assert fall.state == "contradicted" and "moving before frame 2 and after" in fall.measured, fall.measured
     assert measure(clip, "support").state == "supported" and measure(clip, "continuity").state == "supported"
 
 
@@ -1478,3 +1488,33 @@ def test_a_blob_that_grows_down_from_a_body_at_rest_is_no_fall_from_mid_air():
                   for tr in (fall, grow))
     assert fell.state == "contradicted" and "then falls" in fell.measured, (fell.measured, fell.reason)
     assert grew.state != "contradicted", (grew.measured, grew.reason)
+
+
+def _pieces_track(radii: np.ndarray, xy: np.ndarray) -> Track:
+    """A track whose blob at each frame is a square of half side ``radii[k]`` (px) centred on ``xy[k]`` (px)."""
+    t = len(radii)
+    half = np.asarray(radii, float)[:, None]
+    return Track(subject="box", identity=0, boxes_xyxy=np.concatenate([xy - half, xy + half], 1), centroid_px=xy,
+                 area_px=(2 * np.asarray(radii, float)) ** 2, visible=np.ones(t, bool), coasted=np.zeros(t, bool),
+                 touches_border=np.zeros(t, bool), times_s=np.arange(t) / 25.0)
+
+
+def test_a_jump_between_two_pieces_of_a_body_is_measured_in_the_whole_body():
+    """A box of 8 px radius seen whole in its first frames, then only as pieces of 2 px (the median background holds
+    the box where it rests, and the tracker sees only the part that differs): the pieces' centres, 18 px apart, lie
+    within the box's outline, a jump of 7 of their own radii but of about 2 of the box's; not a teleport. Two pieces 40
+    px apart (5 radii of the box) have jumped; and so has a whole box seen whole on both sides of the jump."""
+    t = 20
+    radii = np.where(np.arange(t) < 6, 8.0, 2.0)
+    xy = np.tile([40.0, 60.0], (t, 1))
+    xy[10:, 0] += 18.0
+    pieces = _pieces_track(radii, xy)
+    r = kin.radius(pieces)  # the pieces' own radius: most frames show only a piece
+    assert r < 3.0
+    assert _beyond_fragments([(9, 10, 18.0 / r)], pieces, r, 2.5) == []
+    xy_far = xy.copy()
+    xy_far[10:, 0] += 22.0
+    assert _beyond_fragments([(9, 10, 40.0 / r)], _pieces_track(radii, xy_far), r, 2.5) == [(9, 10, 40.0 / r)]
+    whole = _pieces_track(np.full(t, 8.0), xy)
+    assert _beyond_fragments([(9, 10, 2.6)], whole, kin.radius(whole), 2.5) == [(9, 10, 2.6)]
+

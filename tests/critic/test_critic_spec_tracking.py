@@ -223,24 +223,32 @@ def test_a_body_found_by_colour_alone_is_stitched_over_the_grounders_gap_in_seco
     assert len(bind_subject(result, ball)) == 2
 
 
-def rest_place_clip(t_count: int = 48, arrive: int = 6) -> S.Synthetic:
+def rest_place_clip(t_count: int = 48, arrive: int = 6, posts: bool = False) -> S.Synthetic:
     """A red ball falls at x = 40 px for ``arrive`` frames, then shows at x = 110 px on the floor and rests there for
     the rest of the clip: the median background holds the ball at its resting place (too few frames differ there for
-    the background's two-valued pixels to take the other value)."""
+    the background's two-valued pixels to take the other value). With ``posts``, two black posts stand close on
+    either side of the resting place, so that what lies around it is wall, floor and post."""
     xy = np.zeros((t_count, 2))
     xy[:arrive, 0] = 40.0
     xy[:arrive, 1] = np.linspace(15.0, S.FLOOR_Y - S.RADIUS - 8.0, arrive)
     xy[arrive:] = (110.0, S.FLOOR_Y - S.RADIUS)
     ball = S.Ball(xy, np.full(t_count, S.RADIUS), np.ones(t_count, bool), S.COLORS["red"])
-    return S.Synthetic(frames=S.draw(S.background(), [ball], t_count), fps=S.FPS, audio=None,
+    scene = S.background()
+    if posts:
+        scene[50:88, 90:105] = (10, 10, 12)
+        scene[50:88, 116:130] = (10, 10, 12)
+    return S.Synthetic(frames=S.draw(scene, [ball], t_count), fps=S.FPS, audio=None,
                        audio_rate_hz=S.AUDIO_RATE, balls={"ball": ball}, contacts_s=[])
 
 
-def test_a_resting_bodys_place_before_it_arrives_is_a_ghost_not_the_body():
+@pytest.mark.parametrize("posts", [False, True], ids=["plain", "between_posts"])
+def test_a_resting_bodys_place_before_it_arrives_is_a_ghost_not_the_body(posts):
     """A tracklet that holds the ball's resting place before the ball arrives (the background model shows the ball
     there, the frame the wall) and then the ball: its first, still frames are a ghost and are dropped; the ball's own
-    frames, and a tracklet that holds the ball where it really rests, are kept."""
-    clip = rest_place_clip()
+    frames, and a tracklet that holds the ball where it really rests, are kept. Between two dark posts the ring
+    around the place is wall, floor and post, whose mean colour is none of them: the wall and floor the frame shows
+    there still continue around it."""
+    clip = rest_place_clip(posts=posts)
     tracker = BackgroundTracker()
     bg = tracker.background(clip.frames)
     thr = tracker.threshold(clip.frames, bg)

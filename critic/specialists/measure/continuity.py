@@ -25,7 +25,7 @@ import numpy as np
 from critic.specialists import colour as colours
 from critic.specialists.base import unknown
 from critic.specialists.colour import rgb_to_lab
-from critic.specialists.kinematics import observed, radius, runs, stationary_runs
+from critic.specialists.kinematics import area_radius, observed, radius, runs, size_radius, stationary_runs
 from critic.specialists.measure.common import Tolerances, measurement
 from critic.specialists.measure.timeline import MissingFrames, unexplained_cuts
 from critic.specialists.tracking import MIN_AREA_FRAC, channel_max_diff
@@ -81,6 +81,7 @@ def continuity(op: MeasureOp, track: Track, other: Track | None, video: VideoCon
         if (miss > tol.teleport_radii + 1.0 * gap and _same_look(video, track, e0, s1)
                 and not still_there(video, track, e0, s1) and not still_there(video, track, s1, e0)):
             jumps.append((e0, s1, miss))
+    jumps = _beyond_fragments(jumps, track, r, tol.teleport_radii)
     # a jump across a longer frame interval (a dropped or variable-rate frame) is explained by the time gap
     t = track.times_s
     dt = float(np.median(np.diff(t))) if len(t) > 1 else 0.0
@@ -115,6 +116,30 @@ def continuity(op: MeasureOp, track: Track, other: Track | None, video: VideoCon
         return unknown(f"{len(skipped)} jump(s) across a long frame interval (variable frame rate): not judged",
                        required=req, skipped=skipped)
     return measurement("supported", req, "no jump beyond the neighbouring velocities", radius_px=r)
+
+
+def _beyond_fragments(jumps: list[tuple[int, int, float]], track: Track, r: float, teleport_radii: float,
+                      fragment_share: float = 0.5, full_quantile: float = 90.0) -> list[tuple[int, int, float]]:
+    """The jumps (first, last frame, size in radii ``r``) that stay jumps when a blob at either end is a fragment of
+    the body: under ``fragment_share`` of the body's full size in radius (the ``full_quantile`` percentile of its
+    per-frame radius over the observed frames). A body that rests for much of the clip is held by the median
+    background, and near that place the tracker sees only the part of it that differs, whose centre may lie
+    anywhere in the body's outline: between two such pieces the jump is measured in the full radius, and must still
+    exceed ``teleport_radii`` (plus one radius per frame across a gap, as any jump across a gap must)."""
+    ok = observed(track)
+    per_frame = np.fmax(size_radius(track), area_radius(track, window=1))
+    seen = per_frame[ok & np.isfinite(per_frame)]
+    if not jumps or seen.size < 3:
+        return jumps
+    full = float(np.percentile(seen, full_quantile))
+    if full <= r:
+        return jumps
+    kept = []
+    for a, b, size in jumps:
+        fragment = min(float(per_frame[a]), float(per_frame[b])) < fragment_share * full
+        if not fragment or size * r / full > teleport_radii + (1.0 * (b - a) if b - a > 1 else 0.0):
+            kept.append((a, b, size))
+    return kept
 
 
 def _lost_in_view(track: Track, ok: np.ndarray, k: int, video: VideoContext) -> bool:

@@ -41,9 +41,14 @@ def free_fall(op: MeasureOp, track: Track, other: Track | None, video: VideoCont
     values = {"segments": segments, "radius_px": r}
     if hovering:
         s, e = hovering[0]
+        height = _height_above(track, s, e, contacts, floor)
+        # the level it is above: where it landed before, else the floor line; a pause in a fall with neither has
+        # none, and moves before and after
+        where = (f"moving before frame {s} and after frame {e}" if not np.isfinite(height)
+                 else f"{height:.1f} radii above where it landed before" if any(c.frame < s for c in contacts)
+                 else f"{height:.1f} radii above the floor line")
         return measurement("contradicted", req,
-                           f"stationary in mid-air for {track.times_s[e] - track.times_s[s]:.2f} s, "
-                           f"{_height_above(track, s, e, contacts, floor):.1f} radii above where it landed before "
+                           f"stationary in mid-air for {track.times_s[e] - track.times_s[s]:.2f} s, {where} "
                            "(a = 0 while unsupported)", window=video.window(s, e), **values)
     pushed = _pushed_sideways(segments, tol.sideways_accel_ratio)
     if pushed is not None:
