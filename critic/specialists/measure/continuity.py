@@ -126,10 +126,11 @@ def _beyond_fragments(jumps: list[tuple[int, int, float]], track: Track, r: floa
     background, and near that place the tracker sees only the part of it that differs, whose centre may lie
     anywhere in the body's outline: between two such pieces the jump is measured in the full radius, and must still
     exceed ``teleport_radii`` (plus one radius per frame across a gap, as any jump across a gap must)."""
-    ok = observed(track)
+    if not jumps:
+        return jumps
     per_frame = np.fmax(size_radius(track), area_radius(track, window=1))
-    seen = per_frame[ok & np.isfinite(per_frame)]
-    if not jumps or seen.size < 3:
+    seen = per_frame[observed(track) & np.isfinite(per_frame)]
+    if seen.size < 3:
         return jumps
     full = float(np.percentile(seen, full_quantile))
     if full <= r:
@@ -137,7 +138,7 @@ def _beyond_fragments(jumps: list[tuple[int, int, float]], track: Track, r: floa
     kept = []
     for a, b, size in jumps:
         fragment = min(float(per_frame[a]), float(per_frame[b])) < fragment_share * full
-        if not fragment or size * r / full > teleport_radii + (1.0 * (b - a) if b - a > 1 else 0.0):
+        if not fragment or size * r / full > teleport_radii + (b - a if b - a > 1 else 0):
             kept.append((a, b, size))
     return kept
 
