@@ -89,6 +89,18 @@ def color_matches(rgb: np.ndarray, color: str) -> np.ndarray:
     return ok
 
 
+def frame_median(frames: np.ndarray) -> np.ndarray:
+    """Per-pixel median of (N, H, W, C) uint8 frames -> (H, W, C) uint8, as ``np.median(frames, axis=0)`` cast to
+    uint8 (an even count takes the mean of the two middle values, truncated), partitioned along a contiguous last
+    axis: about half the time of partitioning across frames, the same bytes."""
+    stacked = np.ascontiguousarray(np.moveaxis(np.asarray(frames), 0, -1))  # (H, W, C, N)
+    k = stacked.shape[-1] // 2
+    if stacked.shape[-1] % 2:
+        return np.partition(stacked, k, axis=-1)[..., k].astype(np.uint8)
+    part = np.partition(stacked, (k - 1, k), axis=-1)
+    return ((part[..., k - 1].astype(np.float64) + part[..., k]) / 2.0).astype(np.uint8)
+
+
 def channel_max_diff(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Per-pixel largest difference over the colour channels of two (H, W, 3) uint8 pictures -> (H, W) uint8
     (OpenCV: ~5x numpy)."""
@@ -214,7 +226,7 @@ class BackgroundTracker:
         """Per-pixel median of up to ``bg_samples`` frames spread over the clip -> (H, W, 3) uint8."""
         idx = np.unique(np.linspace(0, len(frames) - 1, min(self.bg_samples, len(frames))).round().astype(int))
         sample = frames[idx]
-        bg = np.median(sample, axis=0).astype(np.uint8)
+        bg = frame_median(sample)
         # An object resting for much of the clip wins the median at its pixels. Such pixels take two values
         # often; keep the one that agrees with the surrounding (unambiguous) background.
         differs = np.stack([channel_max_diff(f, bg) > self.min_threshold for f in sample])

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from critic.specialists.tracking import (BackgroundGrounder, BackgroundTracker, _Tracklet, bind_subject, color_matches,
-                                       floor_row)
+                                       floor_row, frame_median)
 from critic.types import GroundOp, OperationInputs, SubjectSpec
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -276,3 +276,11 @@ def test_a_resting_bodys_place_before_it_arrives_is_a_ghost_not_the_body(posts):
     (track,) = ground(clip, color="red")
     early = track.visible[:6]
     assert early.sum() >= 4 and np.abs(track.centroid_px[:6][early, 0] - 40.0).max() < 2.0
+
+
+@pytest.mark.parametrize("count", [1, 2, 5, 6, 25])
+def test_frame_median_is_numpys_median_in_uint8(count):
+    """The background's per-pixel median gives the bytes of ``np.median(frames, axis=0).astype(np.uint8)``, for odd
+    and even counts of frames (an even count: the mean of the two middle values, truncated)."""
+    frames = np.random.default_rng(count).integers(0, 256, (count, 7, 9, 3), dtype=np.uint8)
+    assert np.array_equal(frame_median(frames), np.median(frames, axis=0).astype(np.uint8))
