@@ -5,7 +5,9 @@ Pipeline (docs/architecture.md §10, about 15 ms/frame at 848x480 on one core):
 0. camera: global camera motion per frame (``grounding_camera``: corners followed by Lucas-Kanade, a RANSAC
    similarity per keyframe pair, kept only when undoing it makes the frames agree); a moving camera's frames
    are warped onto the first frame's pixel grid, so positions are in that grid; a still camera is the identity;
-1. background = per-pixel median of up to ``bg_samples`` frames spread over the clip;
+1. background = per-pixel median of up to ``bg_samples`` frames spread over the clip (with ``refine_rest_places``,
+   an ablation switch off by default, each place where a tracked body comes to rest for much of the clip is then
+   taken from the frames before it came, and the clip is tracked again);
 2. per frame: foreground = max-over-channels |frame - background| above Otsu's threshold (never below
    ``min_threshold``), opened with a 3x3 kernel; ``cv2.connectedComponentsWithStats`` gives blobs with
    sub-pixel centroids, boxes, areas; mean RGB per blob; blobs that are mostly cast shadow (darker than the
@@ -195,8 +197,14 @@ class BackgroundTracker:
                  color_weight: float = 1.0, min_track_frames: int = 3, hold_patch_diff: float = 14.0,
                  compensate_camera: bool = True, suppress_shadows: bool = True, max_shadow_share: float = 0.8,
                  max_chroma_jump: float = 30.0, chroma_gate_after_s: float = 0.2, drop_static_ghosts: bool = True,
-                 min_ghost_run: int = 3):
+                 min_ghost_run: int = 3, refine_rest_places: bool = False):
         self.compensate_camera = compensate_camera
+        #: take each place where a tracked body comes to rest for much of the clip from the frames before it came, and
+        #: track again (``_rest_place_background``): the body is then seen whole there, not as the part of it that
+        #: differs from a median that holds it. Off by default: measured on the critic benchmark, it finds more
+        #: defects but contradicts clean clips (docs/benchmark_results.md); an ablation switch until the checks are
+        #: weighed on it
+        self.refine_rest_places = refine_rest_places
         #: drop a tracklet's still runs (``min_ghost_run`` frames or more) that are ghosts: the place where the
         #: background model holds a body that rests there for much of the clip, seen while the body is elsewhere
         #: (``_static_ghost_frames``)
@@ -321,6 +329,29 @@ class BackgroundTracker:
         dt = float(np.median(np.diff(times_s))) if t_count > 1 else 1.0
         max_coast = max(2, int(round(self.max_coast_s / dt))) if dt > 0 else 8
         chroma_gap = max(3, int(round(self.chroma_gate_after_s / dt))) if dt > 0 else 3
+        finished = self._associate(frames, bg, thr, color, max_coast, chroma_gap)
+        if color is None and self.refine_rest_places:
+            refined = self._rest_place_background(finished, frames, bg)
+            if refined is not None:
+                bg = refined
+                finished = self._associate(frames, bg, thr, color, max_coast, chroma_gap)
+        if self.drop_static_ghosts:
+            # (a tracklet left with too few observed frames is dropped below, as any short one is)
+            for tr in finished:
+                for k in self._static_ghost_frames(tr, frames, bg, thr):
+                    del tr.frames[k]
+        tracks, colors = [], {}
+        for tr in sorted(finished, key=lambda x: x.identity):
+            track = self._to_track(tr, times_s)
+            if int(track.visible.sum()) >= self.min_track_frames:
+                tracks.append(track)
+                colors[tr.identity] = tr.seen_rgb()
+        return TrackingResult(tracks=tracks, colors_rgb=colors, background=bg, threshold=thr, camera=camera)
+
+    def _associate(self, frames: np.ndarray, bg: np.ndarray, thr: float, color: str | None, max_coast: int,
+                   chroma_gap: int) -> list[_Tracklet]:
+        """Detections of every frame against ``bg`` joined into tracklets (step 3 of the module docstring)."""
+        t_count = len(frames)
         active: list[_Tracklet] = []
         finished: list[_Tracklet] = []
         next_id = 0
@@ -400,18 +431,48 @@ class BackgroundTracker:
                 next_id += 1
                 active.append(tr)
         finished.extend(active)
-        if self.drop_static_ghosts:
-            # (a tracklet left with too few observed frames is dropped below, as any short one is)
-            for tr in finished:
-                for k in self._static_ghost_frames(tr, frames, bg, thr):
-                    del tr.frames[k]
-        tracks, colors = [], {}
-        for tr in sorted(finished, key=lambda x: x.identity):
-            track = self._to_track(tr, times_s)
-            if int(track.visible.sum()) >= self.min_track_frames:
-                tracks.append(track)
-                colors[tr.identity] = tr.seen_rgb()
-        return TrackingResult(tracks=tracks, colors_rgb=colors, background=bg, threshold=thr, camera=camera)
+        return finished
+
+    def _rest_place_background(self, tracklets: list[_Tracklet], frames: np.ndarray, bg: np.ndarray, *,
+                               min_rest_share: float = 0.4, min_travel_radii: float = 2.0,
+                               min_empty_frames: int = 3) -> np.ndarray | None:
+        """The background with the places where a tracked body comes to rest taken from the frames before it came:
+        a tracklet that moves (``min_travel_radii`` or more) and then stays in one box for ``min_rest_share`` of the
+        clip or more to its end is a body the median holds there; its box, grown by half its size, is set to the
+        per-pixel median of the frames before it arrived in which its box lay clear of that place
+        (``min_empty_frames`` or more). None when no place qualifies. ``frames`` (T, H, W, 3) uint8, ``bg``
+        (H, W, 3) uint8, boxes in pixels."""
+        t_count = len(frames)
+        h, w = bg.shape[:2]
+        out = None
+        for tr in tracklets:
+            seen = sorted(k for k, v in tr.frames.items() if v[3])
+            if len(seen) < 4:
+                continue
+            cents = np.array([tr.frames[k][1] for k in seen])
+            last = cents[-1]
+            # the rest: the trailing frames within a radius of where it ends
+            i = len(seen) - 1
+            while i > 0 and np.linalg.norm(cents[i - 1] - last) <= max(tr.radius, 1.0):
+                i -= 1
+            arrive = seen[i]
+            if seen[-1] < t_count - 2 or (t_count - arrive) < min_rest_share * t_count:
+                continue
+            reach = min_travel_radii * max(tr.radius, 1.0)
+            if i == 0 or float(np.linalg.norm(cents[:i] - last, axis=1).max()) < reach:
+                continue
+            x0, y0, x1, y1 = tr.frames[seen[-1]][0]
+            px, py = 0.5 * (x1 - x0 + 1), 0.5 * (y1 - y0 + 1)
+            box = (max(int(x0 - px), 0), max(int(y0 - py), 0), min(int(np.ceil(x1 + px)) + 1, w),
+                   min(int(np.ceil(y1 + py)) + 1, h))
+            empty = [k for k in range(arrive) if k not in tr.frames or not _overlaps(tr.frames[k][0], box)]
+            if len(empty) < min_empty_frames:
+                continue
+            if out is None:
+                out = bg.copy()
+            xs, ys = slice(box[0], box[2]), slice(box[1], box[3])
+            out[ys, xs] = frame_median(frames[empty][:, ys, xs])
+        return out
 
     def _static_ghost_frames(self, tr: _Tracklet, frames: np.ndarray, bg: np.ndarray, thr: float,
                              still_px: float = 0.5, min_delta_e: float = 25.0) -> list[int]:
@@ -530,6 +591,12 @@ class BackgroundTracker:
 # ------------------------------------------------------------------------------------------------------
 # Binding named subjects to identities
 # ------------------------------------------------------------------------------------------------------
+
+
+def _overlaps(box_xyxy: np.ndarray, region: tuple[int, int, int, int]) -> bool:
+    """Does the box (x0, y0, x1, y1 px) overlap ``region`` (x0, y0, x1, y1 px, end exclusive)?"""
+    x0, y0, x1, y1 = box_xyxy
+    return not (x1 < region[0] or x0 >= region[2] or y1 < region[1] or y0 >= region[3])
 
 
 def _span(track: Track) -> tuple[int, int]:

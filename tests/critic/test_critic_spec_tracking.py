@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -284,3 +285,35 @@ def test_frame_median_is_numpys_median_in_uint8(count):
     and even counts of frames (an even count: the mean of the two middle values, truncated)."""
     frames = np.random.default_rng(count).integers(0, 256, (count, 7, 9, 3), dtype=np.uint8)
     assert np.array_equal(frame_median(frames), np.median(frames, axis=0).astype(np.uint8))
+
+
+def test_a_resting_place_taken_from_the_frames_before_the_body_came():
+    """With ``refine_rest_places``, the place where the red ball comes to rest for most of the clip (it falls, bounces
+    and rests from frame 28 of 72, between two dark posts) is taken from the frames before it came: the background
+    there shows the wall and floor, not the ball, and the ball is seen there whole in every frame of its rest (its blob
+    the size of the ball, not the part that differs from a background that holds it). Off (the default), the
+    background holds the ball there."""
+    drop = S.drop_clip(t_count=72, vx=0.0)
+    xy = drop.balls["ball"].xy
+    rest = xy[-1]
+    # black posts close on either side of where it rests: the picture around that place is wall, floor and post
+    empty_scene = S.background()
+    cx = int(round(rest[0]))
+    empty_scene[50:88, cx - 20:cx - 5] = (10, 10, 12)
+    empty_scene[50:88, cx + 6:cx + 20] = (10, 10, 12)
+    clip = dataclasses.replace(drop, frames=S.draw(empty_scene, [drop.balls["ball"]], 72))
+    near = np.linalg.norm(xy - rest, axis=1) < 0.5
+    arrive = len(near) - int(np.argmin(near[::-1])) if not near.all() else 0  # the trailing run at rest
+    still = np.arange(arrive, len(near))
+    assert arrive < 36  # at rest for most of the clip, to its end
+    yy, xx = np.mgrid[0:S.H, 0:S.W]
+    disc = np.hypot(xx - rest[0], yy - rest[1]) <= S.RADIUS - 1.0
+    off = BackgroundTracker().track(clip.frames, clip.times_s)
+    assert np.abs(off.background[disc].astype(int) - empty_scene[disc]).max() > 100  # the ball, in the background
+    on = BackgroundTracker(refine_rest_places=True).track(clip.frames, clip.times_s)
+    assert np.abs(on.background[disc].astype(int) - empty_scene[disc]).max() <= 2
+    at_rest = [tr for tr in on.tracks if (tr.visible[still] & ~tr.coasted[still]).all()]
+    assert len(at_rest) == 1
+    (tr,) = at_rest
+    assert (tr.area_px[still] >= 0.8 * np.pi * S.RADIUS ** 2).all()
+    assert np.linalg.norm(tr.centroid_px[still] - rest, axis=1).max() < 1.0
