@@ -173,8 +173,11 @@ class Executor:
     :class:`OperationInputs`)."""
 
     def __init__(self, specialists: Mapping[str, Any], cache: OperationCache | None = None,
-                 slack_fraction: float = SLACK_FRACTION):
+                 slack_fraction: float = SLACK_FRACTION, settings: Mapping[str, Any] | None = None):
         self.specialists = dict(specialists)
+        #: per family, how its specialist was configured (plain data): part of the cache key, so that the same
+        #: class and version with other arguments never reuses a result
+        self.settings = dict(settings or {})
         self.slack_fraction = slack_fraction
         self.cache = cache if cache is not None else OperationCache()
 
@@ -250,7 +253,8 @@ class Executor:
             # "The first domino" and "Several dominoes" are subjects alike in every field but what the prompt says
             subjects.update({s.name: s for s in plan.subjects if s.name not in subjects})
         key = sha256_json({"clip": video.sha256, "op": op.model_dump(mode="json", exclude={"id"}),
-                           "backend": backend, "version": version, "inputs": [keys.get(d, "") for d in deps],
+                           "backend": backend, "version": version, "settings": self.settings.get(family),
+                           "inputs": [keys.get(d, "") for d in deps],
                            **({"subjects": [subjects[n].model_dump(mode="json") for n in subjects],
                                "prompt": plan.prompt} if isinstance(op, GroundOp) else {})})
 

@@ -42,6 +42,9 @@ class CriticComponents:
     progress: bool = False
     #: what is done to the decoded clip before any specialist reads it (``critic.video.NoiseFilter``), or nothing
     video_filter: Callable[[VideoContext], VideoContext] | None = None
+    #: each specialist family's configuration as plain data (its ``_target_`` and arguments), part of every cache
+    #: key of its operations: one class and version with other arguments (an ablation) shares no cached result
+    settings: Mapping[str, Any] = field(default_factory=dict)
 
 
 def build_components(cfg: Any) -> CriticComponents:
@@ -49,10 +52,13 @@ def build_components(cfg: Any) -> CriticComponents:
     from hydra.utils import instantiate
 
     critic_cfg = cfg.critic
-    specialists = {}
+    from omegaconf import OmegaConf
+
+    specialists, settings = {}, {}
     for family, node in (critic_cfg.get("specialists") or {}).items():
         if node is not None and "_target_" in node:
             specialists[str(family)] = instantiate(node)
+            settings[str(family)] = OmegaConf.to_container(node, resolve=True)
     cache_dir = cfg.get("cache_dir")
     if cache_dir and Path(str(cache_dir)).exists() and not Path(str(cache_dir)).is_dir():
         raise UserError("is a file; the operation cache needs a folder", file=str(cache_dir), field="cache_dir")
@@ -66,7 +72,7 @@ def build_components(cfg: Any) -> CriticComponents:
                             aggregator=instantiate(critic_cfg.aggregator), memory=memory,
                             video_filter=instantiate(video_filter) if video_filter and "_target_" in video_filter
                             else None,
-                            cache=OperationCache(cfg.get("cache_dir")),
+                            cache=OperationCache(cfg.get("cache_dir")), settings=settings,
                             max_prompt_chars=max_prompt_chars,
                             report=bool(cfg.get("report", True)), progress=bool(cfg.get("progress", False)))
 
@@ -118,8 +124,8 @@ def critique(video_path: str | os.PathLike, prompt: str, cfg_or_components: Any,
         video = load_video(video_path)
     if comp.video_filter is not None:
         video = comp.video_filter(video)  # its frames, and so its cache key; the verdict keeps the file's sha256
-    ex: Execution = Executor(comp.specialists, comp.cache, slack_fraction=comp.aggregator.slack_fraction).run(
-        plan, video, progress=comp.progress)
+    ex: Execution = Executor(comp.specialists, comp.cache, slack_fraction=comp.aggregator.slack_fraction,
+                             settings=comp.settings).run(plan, video, progress=comp.progress)
     verdict = comp.aggregator.aggregate(plan, ex.records, clip_sha256=clip_sha, video=video_name,
                                         plan_sha256=plan_sha, sanity=video.sanity or VideoSanity(),
                                         planner_cost=result.cost, cache_hits=ex.cache_hits)

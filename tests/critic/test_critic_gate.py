@@ -153,6 +153,34 @@ def test_cache_by_clip_op_args_and_version(tmp_path):
     assert not any(v for k, v in ex4.cache_hits.items() if ex4.records[k].op == "measure")
 
 
+def test_a_specialist_configured_otherwise_shares_no_cached_result(tmp_path):
+    """One class and version with other arguments (an ablation's tracker switch) is another backend for the cache:
+    the second run dispatches again; the same arguments again are cache hits."""
+    plan = make_plan("A red ball falls.")
+    ground, other, specs = specialists()
+    base = {"ground": {"_target_": "g", "tracker": {"refine_rest_places": False}}}
+    switched = {"ground": {"_target_": "g", "tracker": {"refine_rest_places": True}}}
+    Executor(specs, OperationCache(tmp_path / "cache"), settings=base).run(plan, fake_video())
+    again = Executor(specs, OperationCache(tmp_path / "cache"), settings=base).run(plan, fake_video())
+    assert all(again.cache_hits.values())
+    other_run = Executor(specs, OperationCache(tmp_path / "cache"), settings=switched).run(plan, fake_video())
+    grounds = [k for k, r in other_run.records.items() if r.op == "ground"]
+    assert grounds and not any(other_run.cache_hits[k] for k in grounds)
+
+
+def test_build_components_records_each_specialists_configuration():
+    from hydra import compose, initialize_config_dir
+
+    from critic.run import build_components
+    conf = str(Path(__file__).resolve().parents[2] / "conf")
+    with initialize_config_dir(config_dir=conf, version_base="1.3"):
+        cfg = compose(config_name="critic_app",
+                      overrides=["critic.specialists.ground.tracker.refine_rest_places=true"])
+    comp = build_components(cfg)
+    assert comp.settings["ground"]["tracker"]["refine_rest_places"] is True
+    assert set(comp.settings) == set(comp.specialists)
+
+
 def test_grounding_of_subjects_alike_in_every_field_is_not_shared_between_prompts():
     """"The first domino tips over." and "Several dominoes fall down." declare the same subject, field for field
     (noun, no colour, no count, the same span), but the grounder reads from the prompt that the second is a group:
