@@ -437,11 +437,11 @@ class BackgroundTracker:
                                min_rest_share: float = 0.4, min_travel_radii: float = 2.0,
                                min_empty_frames: int = 3) -> np.ndarray | None:
         """The background with the places where a tracked body comes to rest taken from the frames before it came:
-        a tracklet that moves (``min_travel_radii`` or more) and then stays in one box for ``min_rest_share`` of the
-        clip or more to its end is a body the median holds there; its box, grown by half its size, is set to the
-        per-pixel median of the frames before it arrived in which its box lay clear of that place
-        (``min_empty_frames`` or more). None when no place qualifies. ``frames`` (T, H, W, 3) uint8, ``bg``
-        (H, W, 3) uint8, boxes in pixels."""
+        a tracklet that moves (``min_travel_radii`` of its radii or more) and then stays within its radius of where it
+        ends for ``min_rest_share`` of the clip or more, to the clip's end, is a body the median holds there; its last
+        box, grown by half its size, is set to the per-pixel median of the frames before it arrived in which its box
+        lay clear of that place (``min_empty_frames`` or more). None when no place qualifies. ``frames`` (T, H, W, 3)
+        uint8, ``bg`` (H, W, 3) uint8, boxes in pixels."""
         t_count = len(frames)
         h, w = bg.shape[:2]
         out = None
