@@ -50,10 +50,9 @@ class CriticComponents:
 def build_components(cfg: Any) -> CriticComponents:
     """Instantiate the configured planner, specialists and aggregator (cheap: no weights are loaded)."""
     from hydra.utils import instantiate
-
-    critic_cfg = cfg.critic
     from omegaconf import OmegaConf
 
+    critic_cfg = cfg.critic
     specialists, settings = {}, {}
     for family, node in (critic_cfg.get("specialists") or {}).items():
         if node is not None and "_target_" in node:

@@ -67,11 +67,18 @@ def area_radius(track: Track, window: int = 3) -> np.ndarray:
 
 
 @_per_track
+def frame_radii(track: Track) -> np.ndarray:
+    """Per-frame radius (px) -> (T,), NaN where not visible: the larger of the size radius (half the smaller box
+    side: a ball's radius, robust to motion blur) and the frame's own area radius (a thin or tumbling body, whose
+    smaller box side is only its thickness)."""
+    return np.fmax(size_radius(track), area_radius(track, window=1))
+
+
+@_per_track
 def radius(track: Track) -> float:
-    """The subject's unit length (px): the median over visible frames not touching the border of the larger of
-    the size radius (half the smaller box side: a ball's radius, robust to motion blur) and the area radius (a
-    thin or tumbling body, whose smaller box side is only its thickness)."""
-    r = np.fmax(size_radius(track), area_radius(track, window=1))
+    """The subject's unit length (px): the median of :func:`frame_radii` over visible frames not touching the
+    border."""
+    r = frame_radii(track)
     ok = track.visible & ~track.touches_border & np.isfinite(r)
     if ok.sum() < 2:
         ok = track.visible & np.isfinite(r)

@@ -471,7 +471,7 @@ class BackgroundTracker:
             if out is None:
                 out = bg.copy()
             xs, ys = slice(box[0], box[2]), slice(box[1], box[3])
-            out[ys, xs] = frame_median(frames[empty][:, ys, xs])
+            out[ys, xs] = frame_median(frames[empty, ys, xs])  # the place only, not whole frames
         return out
 
     def _static_ghost_frames(self, tr: _Tracklet, frames: np.ndarray, bg: np.ndarray, thr: float,

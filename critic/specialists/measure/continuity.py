@@ -25,7 +25,7 @@ import numpy as np
 from critic.specialists import colour as colours
 from critic.specialists.base import unknown
 from critic.specialists.colour import rgb_to_lab
-from critic.specialists.kinematics import area_radius, observed, radius, runs, size_radius, stationary_runs
+from critic.specialists.kinematics import frame_radii, observed, radius, runs, stationary_runs
 from critic.specialists.measure.common import Tolerances, measurement
 from critic.specialists.measure.timeline import MissingFrames, unexplained_cuts
 from critic.specialists.tracking import MIN_AREA_FRAC, channel_max_diff
@@ -120,15 +120,15 @@ def continuity(op: MeasureOp, track: Track, other: Track | None, video: VideoCon
 
 def _beyond_fragments(jumps: list[tuple[int, int, float]], track: Track, r: float, teleport_radii: float,
                       fragment_share: float = 0.5, full_quantile: float = 90.0) -> list[tuple[int, int, float]]:
-    """The jumps (first, last frame, size in radii ``r``) that stay jumps when a blob at either end is a fragment of
-    the body: under ``fragment_share`` of the body's full size in radius (the ``full_quantile`` percentile of its
-    per-frame radius over the observed frames). A body that rests for much of the clip is held by the median
-    background, and near that place the tracker sees only the part of it that differs, whose centre may lie
-    anywhere in the body's outline: between two such pieces the jump is measured in the full radius, and must still
-    exceed ``teleport_radii`` (plus one radius per frame across a gap, as any jump across a gap must)."""
+    """The jumps (first, last frame, size in radii ``r``) that stay jumps when a blob at either end is a fragment of the
+    body: under ``fragment_share`` of the body's full size in radius (the ``full_quantile`` percentile of its
+    per-frame radius, ``kinematics.frame_radii``, over the observed frames). A body that rests for much of the clip
+    is held by the median background, and near that place the tracker sees only the part of it that differs, whose
+    centre may lie anywhere in the body's outline: between two such pieces the jump is measured in the full radius,
+    and must still exceed ``teleport_radii`` (plus one radius per frame across a gap, as any jump across a gap must)."""
     if not jumps:
         return jumps
-    per_frame = np.fmax(size_radius(track), area_radius(track, window=1))
+    per_frame = frame_radii(track)
     seen = per_frame[observed(track) & np.isfinite(per_frame)]
     if seen.size < 3:
         return jumps
