@@ -166,14 +166,16 @@ def _fit(t: np.ndarray, y: np.ndarray) -> np.ndarray | None:
     return np.polyfit(t, y, 2)
 
 
-def _bridged_runs(track: Track, ok: np.ndarray, r: float, max_gap: int, axis: int) -> list[tuple[int, int]]:
+def _bridged_runs(track: Track, ok: np.ndarray, r: float, max_gap: int, axis: int,
+                  toward: int = 1) -> list[tuple[int, int]]:
     """The runs of observed frames (first, last index), joined where at most ``max_gap`` frames part them inside a
-    descent: the subject moves on toward the surface (+``axis``) over the last step before the gap and across it,
+    descent: the subject moves on toward the surface (``toward`` * ``axis``) over the last step before the gap and
+    across it,
     and comes back where its motion was taking it (within 1.5 radii plus half the distance its last step would
     have carried it over the gap of the constant-velocity prediction: it may slow down, landing, in the gap). A
     track that comes back elsewhere, or higher, has switched to another body: its runs stay apart. ``ok``: the
     track's observed frames; ``r``: its radius (px)."""
-    c = track.centroid_px
+    c = track.centroid_px * np.where(np.arange(2) == axis, float(toward), 1.0)
     out: list[tuple[int, int]] = []
     for s, e in runs(ok):
         if out and s - out[-1][1] - 1 <= max_gap and out[-1][1] > out[-1][0]:
@@ -190,9 +192,10 @@ def _bridged_runs(track: Track, ok: np.ndarray, r: float, max_gap: int, axis: in
 
 @_per_track
 def floor_contacts(track: Track, *, min_drop_radii: float = 0.75, min_rebound_radii: float = 0.3,
-                   axis: int = 1, max_gap: int = 1) -> list[Contact]:
+                   axis: int = 1, max_gap: int = 1, toward: int = 1) -> list[Contact]:
     """Down->up reversals (bounces) and down->stop landings along ``axis`` (1: image y, the floor; 0: x,
-    a wall) over runs of observed frames. Runs at most ``max_gap`` frames apart are read as one, the position
+    a wall), "down" being ``toward`` (+1: increasing image coordinate; -1: decreasing, a wall on the left), over
+    runs of observed frames. Runs at most ``max_gap`` frames apart are read as one, the position
     interpolated over the frames between (a ball merged with its shadow for a frame just before it lands is still
     the ball coming down: its drop counts from where the descent began); a contact is only placed on an observed
     frame."""
@@ -202,11 +205,11 @@ def floor_contacts(track: Track, *, min_drop_radii: float = 0.75, min_rebound_ra
     t = track.times_s
     ok = observed(track)
     out: list[Contact] = []
-    for s, e in _bridged_runs(track, ok, r, max_gap, axis):
+    for s, e in _bridged_runs(track, ok, r, max_gap, axis, toward):
         if e - s < 2:
             continue
         seen = np.flatnonzero(ok[s:e + 1])
-        y = np.interp(np.arange(e - s + 1), seen, track.centroid_px[s + seen, axis])
+        y = np.interp(np.arange(e - s + 1), seen, toward * track.centroid_px[s + seen, axis])
         tt = t[s:e + 1]
         dy = np.diff(y)
         k = 1
@@ -249,7 +252,8 @@ def floor_contacts(track: Track, *, min_drop_radii: float = 0.75, min_rebound_ra
                             tc = inside[0]
                     if tc is None:
                         tc = float(tt[k])
-                    bottom = float(track.boxes_xyxy[s + k, 3 if axis == 1 else 2])
+                    # the leading edge: the box side that meets the surface
+                    bottom = float(track.boxes_xyxy[s + k, (3 if axis == 1 else 2) if toward > 0 else axis])
                     # rising just before the descent (a flat frame or two at the apex allowed)
                     before = dy[max(j0 - 3, 0):j0]
                     apex = bool(before.size) and float(before.min()) < -0.05 * r and float(before.max()) <= 0.05 * r
@@ -260,6 +264,14 @@ def floor_contacts(track: Track, *, min_drop_radii: float = 0.75, min_rebound_ra
                     continue
             k += 1
     return out
+
+
+@_per_track
+def wall_contacts(track: Track, **kwargs) -> list[Contact]:
+    """``floor_contacts`` along image x toward a wall on either side (right: increasing x; left: decreasing), in
+    frame order: a body rolling left meets the wall on its left as a body rolling right meets one on its right."""
+    both = floor_contacts(track, axis=0, toward=1, **kwargs) + floor_contacts(track, axis=0, toward=-1, **kwargs)
+    return sorted(both, key=lambda c: c.frame)
 
 
 def parabola_fit(t: np.ndarray, y: np.ndarray) -> tuple[float, float]:

@@ -9,9 +9,11 @@ regions (MSER, ``glyph_lines``) for a caption whose strokes the first way joins 
 
 Each read line carries Tesseract's own word confidence (0-100, the least over the line's words) and the view it was
 read in: every text line is read as it is (``raw``), binarised (``flat``, Otsu: thin light glyphs over a textured
-floor are read wrong as they are, 'BAS' for 'LAB', and right once the background is flattened), and as its lightest
-grey level alone (``bright``: a white caption over a pale wall, next to a dark border or sign, shares Otsu's light
-class with the wall). A different text contradicts the claimed one only when it is read the same, with at least
+floor are read wrong as they are, 'BAS' for 'LAB', and right once the background is flattened), binarised with its
+dark class closed over a pixel (``filled``: a caption drawn light with a dark outline binarises to two thin strokes
+per stroke, 'ISLE' for 'HELLO', until the gap between them is closed), and as its lightest grey level alone
+(``bright``: a white caption over a pale wall, next to a dark border or sign, shares Otsu's light class with the
+wall). A different text contradicts the claimed one only when it is read the same, with at least
 ``firm_confidence``, in two sampled frames (or in one and a frame next to it: a text shown briefly falls in one
 sample): a misread of small or blurred glyphs is often stable from frame to frame (the same pixels give the same
 wrong letters), but Tesseract rarely trusts it. A near miss (more than half of the claimed characters, 'WATE' for
@@ -65,7 +67,7 @@ class TesseractReader:
     """``read`` specialist. Missing ``tesseract`` binary -> unknown with the reason."""
 
     name = "tesseract"
-    version = "7"
+    version = "8"
 
     def __init__(self, frames: int = 6, psm: int = 6, lang: str = "eng", match: float = 0.8, min_chars: int = 3,
                  upscale_to: int = 64, firm_confidence: float = 80.0, near_miss: float = 0.5, neighbours: int = 1):
@@ -81,15 +83,18 @@ class TesseractReader:
     def available(self) -> bool:
         return shutil.which("tesseract") is not None
 
-    def _ocr(self, gray: np.ndarray, psm: int, view: str = "raw") -> list[ReadLine]:
-        """The lines Tesseract reads in ``gray`` (uint8, H x W), each with its least word confidence."""
+    def _ocr(self, gray: np.ndarray, psm: int, view: str = "raw", pad_white: bool = False) -> list[ReadLine]:
+        """The lines Tesseract reads in ``gray`` (uint8, H x W), each with its least word confidence; the margin
+        added around it repeats its edge, or is white (``pad_white``: a binarised view whose glyphs may touch the
+        crop's edge, where repeating the edge would draw a glyph's stroke out into the margin)."""
         import pytesseract
 
         # Tesseract reads text about 30 px tall best: upscale small crops
         s = max(1.0, 40.0 / max(gray.shape[0], 1)) if psm == 7 else max(1.0, self.upscale_to * 4 / max(min(gray.shape), 1))
         if s > 1:
             gray = cv2.resize(gray, None, fx=s, fy=s, interpolation=cv2.INTER_CUBIC)
-        gray = cv2.copyMakeBorder(gray, 10, 10, 10, 10, cv2.BORDER_REPLICATE)
+        gray = (cv2.copyMakeBorder(gray, 10, 10, 10, 10, cv2.BORDER_CONSTANT, value=255) if pad_white
+                else cv2.copyMakeBorder(gray, 10, 10, 10, 10, cv2.BORDER_REPLICATE))
         data = pytesseract.image_to_data(gray, lang=self.lang, config=f"--psm {psm}",
                                          output_type=pytesseract.Output.DICT)
         words: dict[tuple[int, int, int], list[tuple[str, float]]] = {}
@@ -162,7 +167,8 @@ class TesseractReader:
     def _read(self, image: np.ndarray) -> list[ReadLine]:
         """Text lines found in the image (``text_lines``, then the rows of glyphs that overlap none of them,
         ``glyph_lines``; the first five) read one by one (``--psm 7``), each as it is (``raw``), binarised
-        (``flat``) and at its lightest grey level (``bright``); else the whole image (``--psm``, ``page``)."""
+        (``flat``), binarised with outlined strokes made solid (``filled``) and at its lightest grey level
+        (``bright``); else the whole image (``--psm``, ``page``)."""
         gray = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY)
         strokes = self.text_lines(gray)
         # rows of glyphs may overlap one another (a row of a sign's squares across the caption's row): each is read
@@ -173,10 +179,21 @@ class TesseractReader:
             crop = gray[y0:y1, x0:x1]
             otsu, flat = cv2.threshold(crop, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
             lines += self._ocr(crop, 7, "raw") + self._ocr(flat, 7, "flat")
+            lines += self._ocr(self.filled(flat), 7, "filled", pad_white=True)
             bright = self.brightest(crop, otsu)
             if bright is not None:
                 lines += self._ocr(bright, 7, "bright")
         return lines or self._ocr(gray, self.psm, "page")
+
+    @staticmethod
+    def filled(flat: np.ndarray) -> np.ndarray:
+        """An outlined caption's glyphs made solid: the dark class of the binarised crop ``flat`` (uint8, 0 dark /
+        255 light) closed over one pixel. A caption drawn light with a dark outline (the usual subtitle style)
+        binarises to two thin strokes per stroke, with the fill between them, which Tesseract reads as other
+        letters ('ISLE' for 'HELLO'); closing the gap joins each pair into the stroke a reader sees."""
+        dark = (flat == 0).astype(np.uint8)
+        closed = cv2.morphologyEx(dark, cv2.MORPH_CLOSE, np.ones((2, 2), np.uint8))
+        return np.where(closed > 0, 0, 255).astype(np.uint8)
 
     @staticmethod
     def brightest(crop: np.ndarray, otsu: float, min_px: int = 20) -> np.ndarray | None:
@@ -262,7 +279,7 @@ class TesseractReader:
                 if len(line) < self.min_chars or line == claimed:
                     continue
                 # a near miss of the claimed text is firm only where another view of the glyphs reads it too
-                if similarity(op.text, line) > self.near_miss and len(views[line] & {"raw", "flat", "bright"}) < 2:
+                if similarity(op.text, line) > self.near_miss and len(views[line] & {"raw", "flat", "filled", "bright"}) < 2:
                     continue
                 out.add(line)
             return out

@@ -225,3 +225,20 @@ def test_another_text_must_be_read_firmly_to_contradict(monkeypatch, reads, stat
     monkeypatch.setattr(TesseractReader, "_read", lambda self, image: next(answers, [ReadLine("~", 0.0)]))
     m = reader.run(ReadOp(id="r", text="TEST"), NO_INPUTS, S.drop_clip(t_count=6).context())
     assert m.state == state, (m.measured, m.reason)
+
+
+@pytest.mark.skipif(shutil.which("tesseract") is None, reason="tesseract binary not installed")
+def test_an_outlined_caption_is_read_once_its_strokes_are_filled():
+    """A frame of the benchmark's pb0039 (top 48 rows): "HELLO" drawn white with a dark outline over a pale wall,
+    touching the frame's left edge. Binarised, each stroke is two thin dark lines ('ISLE'); with the gap between them
+    closed (``filled``) it reads 'HELLO' firmly, so the claimed "EXIT" is contradicted. Without that view the read
+    is unknown."""
+    frame = cv2.imread(str(Path(__file__).parents[1] / "data" / "ocr" / "outlined_caption_over_pale_wall.png"))[:, :, ::-1]
+    video = context_from_arrays(np.repeat(frame[None], 4, axis=0).copy(), 10.0)
+    m = TesseractReader(frames=4).run(ReadOp(id="r", text="EXIT"), NO_INPUTS, video)
+    assert m.state == "contradicted" and "'hello'" in m.measured, (m.measured, m.reason, m.values)
+
+    class WithoutFilledStrokes(TesseractReader):
+        filled = staticmethod(lambda flat: flat)
+
+    assert WithoutFilledStrokes(frames=4).run(ReadOp(id="r", text="EXIT"), NO_INPUTS, video).state == "unknown"

@@ -1518,3 +1518,67 @@ def test_a_jump_between_two_pieces_of_a_body_is_measured_in_the_whole_body():
     whole = _pieces_track(np.full(t, 8.0), xy)
     assert _beyond_fragments([(9, 10, 2.6)], whole, kin.radius(whole), 2.5) == [(9, 10, 2.6)]
 
+
+
+def test_a_wall_is_met_on_either_side_and_a_roll_back_is_not_held_to_the_drop(drop):
+    """A ball rolling right into a wall at x = 100 and one rolling left into a wall at x = 20 both touch the wall
+    and bounce off it: the wall on the left is found as the one on the right is. Rolling back farther than it came
+    (pushed, or down a slope) is still a bounce: the rebound-height test is the floor's alone. One that stops at
+    the wall is not denied a bounce: a rebound off a wall may be too short to see."""
+    video = drop.context()
+    subjects = {"ball": SubjectSpec(name="ball", noun="ball", color="red")}
+    t = 30
+    k = np.arange(t, dtype=float)
+    toward_right = np.where(k <= 10, 60.0 + 4.0 * k, 100.0 - 6.0 * (k - 10))  # back 120 px after 40 px in
+    for x in (toward_right, 120.0 - toward_right):
+        track = Track(subject="ball", identity=0, boxes_xyxy=np.stack([x - 4, np.full(t, 56.0), x + 4, np.full(t, 64.0)], 1),
+                      centroid_px=np.stack([x, np.full(t, 60.0)], 1), area_px=np.full(t, 50.0),
+                      visible=np.ones(t, bool), coasted=np.zeros(t, bool), touches_border=np.zeros(t, bool),
+                      times_s=k / 10.0)
+        inputs = OperationInputs(subjects=subjects, tracks={"ball": [track]})
+        for quantity in ("contact", "bounce"):
+            m = TrackMeasurer().run(MeasureOp(id="m", subject="ball", quantity=quantity, surface="wall"), inputs, video)
+            assert m.state == "supported" and m.windows["contact"].start_s == pytest.approx(0.95, abs=0.1), \
+                (quantity, m.state, m.measured, m.reason)
+    # thrown at the wall, it stops there: a rebound off a wall too short to see is no evidence of none
+    x = np.minimum(60.0 + 4.0 * k, 100.0)
+    stop = Track(subject="ball", identity=0, boxes_xyxy=np.stack([x - 4, np.full(t, 56.0), x + 4, np.full(t, 64.0)], 1),
+                 centroid_px=np.stack([x, np.full(t, 60.0)], 1), area_px=np.full(t, 50.0), visible=np.ones(t, bool),
+                 coasted=np.zeros(t, bool), touches_border=np.zeros(t, bool), times_s=k / 10.0)
+    m = TrackMeasurer().run(MeasureOp(id="m", subject="ball", quantity="bounce", surface="wall"),
+                            OperationInputs(subjects=subjects, tracks={"ball": [stop]}), video)
+    assert m.state == "unknown" and "rebound off a wall" in m.reason, (m.state, m.measured, m.reason)
+
+
+def _into_a_wall(stop_at_wall: bool = False, wall_x: int = 120, t_count: int = 30) -> S.Synthetic:
+    """A red ball (radius 2 x RADIUS) rolling right along the floor at 4 px a frame toward a wall whose face is the
+    column ``wall_x``: with nothing to stop it there, the wall, drawn over the ball, hides the part of it past the
+    column, so the ball narrows from the front and is gone; ``stop_at_wall``: it stops against the face instead."""
+    x = 40.0 + 4.0 * np.arange(t_count)
+    if stop_at_wall:
+        x = np.minimum(x, wall_x - 2 * S.RADIUS)
+    xy = np.stack([x, np.full(t_count, S.FLOOR_Y - 2 * S.RADIUS)], 1)
+    ball = S.Ball(xy, np.full(t_count, 2.0 * S.RADIUS), np.ones(t_count, bool), S.COLORS["red"])
+    bg = S.background()
+    bg[:, wall_x:] = (90, 90, 160)
+    frames = S.draw(bg, [ball], t_count)
+    frames[:, :, wall_x:] = bg[:, wall_x:]
+    return S.Synthetic(frames=frames, fps=S.FPS, audio=None, audio_rate_hz=S.AUDIO_RATE, balls={"ball": ball},
+                       contacts_s=[])
+
+
+def test_a_body_that_goes_sideways_into_a_wall_out_of_sight_passes_into_it():
+    """Rolling into a wall with nothing to stop it, the ball's trailing side goes on while its leading side stays at
+    the wall's face; it narrows from the front and is gone in view: it passed into the wall, from the frames it
+    goes in to the clip's end (it is in the wall from then on). Stopped against the face it passes into nothing, and
+    rolling out of the picture it is not judged."""
+    clip = _into_a_wall()
+    m = measure(clip, "penetration", holds=False)
+    assert m.state == "contradicted" and "goes sideways into the surface at column" in m.measured, \
+        (m.measured, m.reason)
+    x = clip.balls["ball"].xy[:, 0]
+    cut = np.flatnonzero(x + 2 * S.RADIUS > 120)
+    gone = np.flatnonzero(x - 2 * S.RADIUS >= 120)
+    assert cut[0] - 1 <= m.window.start_frame <= cut[0] + 2 and m.window.end_frame == len(x) - 1
+    assert measure(_into_a_wall(stop_at_wall=True), "penetration", holds=False).state != "contradicted"
+    assert measure(_into_a_wall(wall_x=S.W), "penetration", holds=False).state != "contradicted"

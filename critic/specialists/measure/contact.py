@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from critic.specialists.base import unknown
-from critic.specialists.kinematics import floor_contacts, observed, radius, runs, stationary_runs
+from critic.specialists.kinematics import floor_contacts, observed, radius, runs, stationary_runs, wall_contacts
 from critic.specialists.measure.common import Tolerances, floor_row_of, measurement
 from critic.types import Cost, Measurement, MeasureOp, TimeWindow, Track, VideoContext
 
@@ -22,7 +22,7 @@ def contact(op: MeasureOp, track: Track, other: Track | None, video: VideoContex
     if other is None:
         surface = op.surface or "floor"
         req = f"touches the {surface}" if op.expect.holds else f"does not touch the {surface}"
-        contacts = floor_contacts(track, axis=0 if surface == "wall" else 1)
+        contacts = wall_contacts(track) if surface == "wall" else floor_contacts(track)
         floor = floor_row_of(track)
         r = radius(track)
         if not contacts and floor is not None and surface == "floor":
@@ -88,7 +88,7 @@ def collision_response(op: MeasureOp, track: Track, other: Track | None, video: 
     an overlap, they passed through each other. With a surface: any contact with it. Window ``contact``."""
     req = "at contact, the velocities change (momentum is exchanged)"
     if other is None:
-        contacts = floor_contacts(track, axis=0 if op.surface == "wall" else 1)
+        contacts = wall_contacts(track) if op.surface == "wall" else floor_contacts(track)
         if not contacts:
             return unknown("no contact with a surface seen", required=req)
         c = contacts[0]

@@ -7,12 +7,17 @@ The floor is judged only against a level the clip shows the subject on: where it
 landing) or rested. A background's strongest horizontal edge is no such level: on a floor seen in perspective it
 is the far edge, and a body that merely leaves the frame below it has passed into nothing. With no such level
 the state is unknown, unless the clip shows the body going into the surface itself: its top goes on down while
-its bottom stays at a row, it shrinks from below and is gone (:func:`_sinks_out_of_sight`). A body that goes up
-into the air from a level and comes down lower has landed anew, on a level of its own; a blob under the body's
-size below a level is a part of it or another blob, and is not judged.
+its bottom stays at a row, it shrinks from below and is gone (:func:`_sinks_out_of_sight`). Walls are not located
+at all; a body that goes sideways into one the same way (its leading side held at a column) is seen passing into
+it (:func:`_enters_sideways`). A body that goes up into the air from a level and comes down lower has landed anew,
+on a level of its own; a blob under the body's size below a level is a part of it or another blob, and is not
+judged.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -45,7 +50,8 @@ SINK_MIN_WIDTH_SHARE = 0.6
 
 def penetration(op: MeasureOp, track: Track, other: Track | None, video: VideoContext,
                 tol: Tolerances) -> Measurement:
-    """Whether the subject passes into the floor (or into ``other``). Walls are not measured offline."""
+    """Whether the subject passes into the floor (or into ``other``). Walls are not located offline: a body is
+    judged to pass into one only when it is seen going in sideways (``_enters_sideways``)."""
     r = radius(track)
     ok = observed(track)
     if other is not None:
@@ -63,8 +69,20 @@ def penetration(op: MeasureOp, track: Track, other: Track | None, video: VideoCo
         return measurement("contradicted", req, "never overlapping by more than half a radius",
                            window=video.window(int(seen[0]), int(seen[-1]))) if both.any() else \
             unknown("the two subjects are never seen together", required=req)
+    if op.surface in (None, "wall"):
+        # a wall is not located offline, but a body seen going into one sideways is seen going in
+        entry = _enters_sideways(track, video)
+        if entry is not None:
+            first, last, column = entry
+            return measurement("supported", phrase(op, "passes into a wall", "does not pass into a wall"),
+                               f"goes sideways into the surface at column {column:.0f} px: its trailing side goes on "
+                               f"while its leading side stays there, it narrows from the front from frame {first} "
+                               f"and is gone after frame {last}, not seen again to the clip's end",
+                               # it is in (or through) the wall from when it goes in until the clip ends
+                               window=video.window(max(first - 1, 0), video.num_frames - 1),
+                               level_column_px=column)
     if op.surface == "wall":
-        return unknown("no wall geometry is measured offline",
+        return unknown("no wall geometry is measured offline, and the subject is not seen going into one",
                        required=phrase(op, "passes into the wall", "does not pass into the wall"))
     req = phrase(op, "passes into the floor", "does not pass into the floor (below a level it touched or rested on)")
     sink = _sinks_out_of_sight(track, video)
@@ -78,6 +96,74 @@ def penetration(op: MeasureOp, track: Track, other: Track | None, video: VideoCo
     return _against_own_levels(track, req, video)
 
 
+@dataclass(frozen=True)
+class _LastSeen:
+    """A body the track loses in view for good: ``last`` its last visible frame, ``gone`` the frames it must then
+    stay unseen (``SINK_GONE_S``), ``boxes`` (T, 4) xyxy px, ``height``/``width``/``area`` (T,) px and their
+    ``usual_*`` medians over the frames before its last two."""
+
+    vis: np.ndarray
+    idx: np.ndarray
+    last: int
+    gone: int
+    boxes: np.ndarray
+    height: np.ndarray
+    width: np.ndarray
+    area: np.ndarray
+    usual_h: float
+    usual_w: float
+    usual_a: float
+
+
+def _last_seen_in_view(track: Track, video: VideoContext, min_before: int) -> _LastSeen | None:
+    """The body's last frames, when it is lost in view (not at the border) with ``SINK_GONE_S`` of the clip after and
+    ``min_before`` frames seen before its last two; else None."""
+    vis = np.asarray(track.visible, bool)
+    idx = np.flatnonzero(vis)
+    if idx.size < 4:
+        return None
+    last = int(idx[-1])
+    gone = max(2, int(round(SINK_GONE_S * video.fps)))
+    if last > video.num_frames - 1 - gone or np.asarray(track.touches_border, bool)[max(last - 3, 0):last + 1].any():
+        return None
+    b = np.asarray(track.boxes_xyxy, float)
+    height, width = b[:, 3] - b[:, 1] + 1.0, b[:, 2] - b[:, 0] + 1.0
+    area = np.asarray(track.area_px, float)
+    before = idx[idx < last - 1]
+    if before.size < min_before:
+        return None
+    usual_h, usual_w, usual_a = (float(np.median(v[before])) for v in (height, width, area))
+    return _LastSeen(vis, idx, last, gone, b, height, width, area, usual_h, usual_w, usual_a)
+
+
+def _goes_in(seen: _LastSeen, cut_at: Callable[[int], bool], going_side: np.ndarray, track: Track,
+             video: VideoContext) -> int | None:
+    """The first of the frames up to the last one seen that ``cut_at`` (frame -> bool, against the frame before)
+    finds cut by a surface, when the side of the body ``going_side`` (T,) px, positive into the surface, goes on in
+    them at half the speed or more that it came with over the frames just before (a body that comes to rest on or
+    against something slows to a stop; so does the blob of a moving part's wake), and its colour is not where it
+    was over the ``gone`` frames after (else the tracker lost it, it did not go anywhere); else None."""
+    vis, last = seen.vis, seen.last
+    first = last  # walk back over the frames cut
+    while first >= 1 and vis[first - 1] and cut_at(first):
+        first -= 1
+    if first == last:
+        return None
+    first += 1
+    span = first - 1 - max(first - 3, int(seen.idx[0]))
+    if span < 1 or not vis[first - 1 - span:first].all():
+        return None
+    came = (going_side[first - 1] - going_side[first - 1 - span]) / span
+    if came < 0.5 or np.any(np.diff(going_side[first - 1:last + 1]) < 0.5 * came):
+        return None
+    lab = subject_lab(video, track, first - 1)
+    if lab is not None:
+        for j in range(last + 1, min(last + 1 + seen.gone, video.num_frames)):
+            if colour_pixels(video, j, track.centroid_px[last], lab, 2.0 * radius(track))[0] >= 0.5 * seen.usual_a:
+                return None
+    return first
+
+
 def _sinks_out_of_sight(track: Track, video: VideoContext) -> tuple[int, int, float] | None:
     """A body that goes down into a surface and out of sight: over its last observed frames (in view, not at the
     border) its box's top goes on down faster than its bottom, which does not rise, so it shows under
@@ -89,52 +175,53 @@ def _sinks_out_of_sight(track: Track, video: VideoContext) -> tuple[int, int, fl
     The picture alone cannot tell a surface from the straight top of something standing in front: a floor's own
     pattern (checks, the far edge of the floor) runs along the row where a body goes in as often as an occluder's
     edge does, so the row is not asked to be free of edges."""
-    vis = np.asarray(track.visible, bool)
-    idx = np.flatnonzero(vis)
-    if idx.size < 4:
+    seen = _last_seen_in_view(track, video, min_before=2)
+    if seen is None or seen.usual_h < SINK_MIN_HEIGHT_PX:
         return None
-    last = int(idx[-1])
-    gone = max(2, int(round(SINK_GONE_S * video.fps)))
-    if last > video.num_frames - 1 - gone or np.asarray(track.touches_border, bool)[max(last - 3, 0):last + 1].any():
-        return None
-    b = np.asarray(track.boxes_xyxy, float)
-    height = b[:, 3] - b[:, 1] + 1.0
-    width = b[:, 2] - b[:, 0] + 1.0
-    area = np.asarray(track.area_px, float)
-    before = idx[idx < last - 1]
-    if before.size < 2:
-        return None
-    usual_h, usual_w, usual_a = (float(np.median(v[before])) for v in (height, width, area))
-    if usual_h < SINK_MIN_HEIGHT_PX:
-        return None
-    first = last  # walk back over the frames cut from below
-    while first >= 1 and vis[first - 1]:
-        k = first
-        top_down = b[k, 1] - b[k - 1, 1]
-        bottom_down = b[k, 3] - b[k - 1, 3]
+    b = seen.boxes
+
+    def cut_from_below(k: int) -> bool:
+        top_down, bottom_down = b[k, 1] - b[k - 1, 1], b[k, 3] - b[k - 1, 3]
         # the bottom does not rise (a body going away from the camera shrinks toward the horizon)
-        if not (top_down >= 1.0 and -max(1.0, 0.1 * usual_h) <= bottom_down < top_down
-                and height[k] < SINK_SHOWN_SHARE * usual_h and area[k] < SINK_SHOWN_SHARE * usual_a
-                and width[k] >= SINK_MIN_WIDTH_SHARE * usual_w):
-            break
-        first -= 1
-    if first == last:
+        return bool(top_down >= 1.0 and -max(1.0, 0.1 * seen.usual_h) <= bottom_down < top_down
+                    and seen.height[k] < SINK_SHOWN_SHARE * seen.usual_h
+                    and seen.area[k] < SINK_SHOWN_SHARE * seen.usual_a
+                    and seen.width[k] >= SINK_MIN_WIDTH_SHARE * seen.usual_w)
+
+    first = _goes_in(seen, cut_from_below, b[:, 1], track, video)
+    return None if first is None else (first, seen.last, float(b[seen.last, 3]))
+
+
+def _enters_sideways(track: Track, video: VideoContext) -> tuple[int, int, float] | None:
+    """A body that goes sideways into a surface and out of sight (the wall it should have met): over its last
+    observed frames (in view, not at the border) its trailing side goes on at half the speed or more that it came
+    with, while its leading side stays within a pixel (or a tenth of its width) of a column, so it shows under
+    ``SINK_SHOWN_SHARE`` of its usual width and area at no less than ``SINK_MIN_WIDTH_SHARE`` of its usual height
+    (cut from the front, not from above or below); then it is not seen for ``SINK_GONE_S`` and its colour is not
+    where it was. The mirror of :func:`_sinks_out_of_sight` turned a quarter: the same picture as a body going
+    behind the straight side of something standing in front, which the picture alone cannot tell from a surface.
+    -> (first frame cut from the front, last frame seen, its leading side's column there px), or None."""
+    seen = _last_seen_in_view(track, video, min_before=3)
+    if seen is None or seen.usual_w < SINK_MIN_HEIGHT_PX or not seen.vis[seen.last - 1]:
         return None
-    first += 1
-    # it went in still coming down as before: its top keeps half the speed it came down with over the frames just
-    # before (a body that comes to rest on something slows to a stop; so does the blob of a moving part's wake)
-    lead = first - 1 - max(first - 3, int(idx[0]))
-    if lead < 1 or not vis[first - 1 - lead:first].all():
+    b, last = seen.boxes, seen.last
+    x = track.centroid_px[:, 0]
+    heading = float(np.sign(x[last - 1] - x[int(seen.idx[0])]))
+    if heading == 0:
         return None
-    came_down = (b[first - 1, 1] - b[first - 1 - lead, 1]) / lead
-    if came_down < 0.5 or np.any(np.diff(b[first - 1:last + 1, 1]) < 0.5 * came_down):
-        return None
-    lab = subject_lab(video, track, first - 1)
-    if lab is not None:
-        for j in range(last + 1, min(last + 1 + gone, video.num_frames)):
-            if colour_pixels(video, j, track.centroid_px[last], lab, 2.0 * radius(track))[0] >= 0.5 * usual_a:
-                return None  # its colour is still there: the tracker lost it, it did not go anywhere
-    return first, last, float(b[last, 3])
+    # along the heading: the leading side is the one toward the surface, the trailing side the one behind
+    lead = b[:, 2] if heading > 0 else -b[:, 0]
+    trail = b[:, 0] if heading > 0 else -b[:, 2]
+
+    def cut_from_front(k: int) -> bool:
+        trail_on, lead_on = trail[k] - trail[k - 1], lead[k] - lead[k - 1]
+        return bool(trail_on >= 1.0 and -max(1.0, 0.1 * seen.usual_w) <= lead_on < trail_on
+                    and seen.width[k] < SINK_SHOWN_SHARE * seen.usual_w
+                    and seen.area[k] < SINK_SHOWN_SHARE * seen.usual_a
+                    and seen.height[k] >= SINK_MIN_WIDTH_SHARE * seen.usual_h)
+
+    first = _goes_in(seen, cut_from_front, trail, track, video)
+    return None if first is None else (first, last, float(b[last, 2] if heading > 0 else b[last, 0]))
 
 
 def _rolling_levels(track: Track, r: float, window: int = 6) -> list[tuple[int, float]]:
