@@ -139,7 +139,7 @@ PRONOUN_RE = re.compile(r"\b(?:" + "|".join(PRONOUNS) + r")\b")
 PLURAL_PRONOUNS = ("they", "them", "themselves", "both", "each")
 
 NEG_RE = re.compile(r"\b(?:not|never|no longer|cannot|fails? to|failed to|neither|nor)\b|n't\b")
-_OBJ = r"(?:\s+(?:(?:the|a|an|another|its|their)\s+(?P<obj>(?:[a-z\-]+\s+){0,3}?[a-z\-]+)|" \
+_OBJ = r"(?:\s+(?:(?:the|a|an|another|its|their|one|this|that)\s+(?P<obj>(?:[a-z\-]+\s+){0,3}?[a-z\-]+)|" \
        r"(?P<pron>it|them|each other|one another)\b))?"
 
 
@@ -221,6 +221,10 @@ EVENTS: list[EventPattern] = [
        partner=True),
     _p("hit", r"\b(?:hits?|hitting|strikes?|struck|striking|knocks?|knocked|knocking|crash(?:es|ed)?(?: into)?|"
               r"smash(?:es|ed)? into|bumps? into|bumped into|runs? into|ran into|slams? into|slammed into|"
+              # rolling into a body or a wall is hitting it; rolling into view or into a place is a roll
+              r"(?:rolls?|rolled|rolling) into(?!\s+(?:view|sight|place|position|frame|(?:the|a)\s+(?:frame|"
+              r"picture|scene|distance|corner|room|middle|cent(?:er|re)|shadows?|light|hole|gap|cup|bowl|"
+              r"container|pocket|basket)\b))|"
               r"rams? into|rammed into)\b(?:\s+(?:over|down|into|against|onto))?" + _OBJ,
        "collision_response", "contact", partner=True),
     _p("touch", r"\b(?:touch(?:es|ed|ing)?(?!\s+down\b)|makes? contact with|made contact with|making contact with|"

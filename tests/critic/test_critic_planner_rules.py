@@ -585,3 +585,19 @@ def test_one_body_landing_while_it_flies_is_not_a_simultaneity():
     assert not [o for o in one.operations if o.op == "during"]
     two = plan_of("A red ball lands on the floor while a blue ball flies through the air.")
     assert [o.op for o in two.operations if o.op == "during"] == ["during"]
+
+
+@pytest.mark.parametrize("prompt, mover, partner", [
+    ("One pink ball knocks into one small teal ball.", "pink_ball", "teal_ball"),
+    ("A red ball collides with one white sphere.", "red_ball", "white_sphere"),
+    ("A red sphere rolls into a grey sphere.", "red_sphere", "grey_sphere"),
+])
+def test_a_partner_named_after_one_or_rolled_into_is_measured(prompt, mover, partner):
+    """The partner of a hit may be named with "one" as well as an article, and rolling into a named body is hitting
+    it: both are a collision measured between the two tracks, not a question for the judge. Rolling into view or
+    into a place is a roll."""
+    e = explicit(plan_of(prompt))
+    ops = next(iter(e.values()))
+    assert ops[0] | {} == {"op": "measure", "subject": mover, "quantity": "collision_response", "other": partner}, ops
+    ops = explicit(plan_of("A red ball rolls into view."))["A red ball rolls into view"]
+    assert [o["quantity"] for o in ops] == ["direction"], ops
