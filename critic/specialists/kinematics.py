@@ -143,13 +143,14 @@ def stationary_runs(track: Track, *, max_speed_radii_per_frame: float = 0.12, mi
 
 @dataclass(frozen=True)
 class Contact:
-    """A reversal of vertical motion (down -> up) or a landing (down -> stop) of the subject.
+    """A reversal of motion toward a surface (down -> up; toward a wall -> away) or a landing (-> stop).
 
     ``frame``: the observed frame nearest the contact; ``time_s``: sub-frame contact time (intersection of
     the parabolas fitted before and after, when both sides have >= 3 samples); ``kind``: "bounce" or "land";
     ``drop_radii`` the descent before, ``rebound_radii`` the ascent after (0 for a landing); ``bottom_px``
-    the subject's lowest point (y of the box bottom) at the contact frame; ``from_apex``: the descent began at an
-    apex seen in the clip (it rose, stopped and came down), so it started with no vertical speed."""
+    the side of its box that meets the surface at the contact frame (the box bottom's y for the floor; for a wall,
+    the x of the side toward it); ``from_apex``: the descent began at an apex seen in the clip (it rose, stopped
+    and came down), so it started with no vertical speed."""
 
     frame: int
     time_s: float
@@ -169,12 +170,11 @@ def _fit(t: np.ndarray, y: np.ndarray) -> np.ndarray | None:
 def _bridged_runs(track: Track, ok: np.ndarray, r: float, max_gap: int, axis: int,
                   toward: int = 1) -> list[tuple[int, int]]:
     """The runs of observed frames (first, last index), joined where at most ``max_gap`` frames part them inside a
-    descent: the subject moves on toward the surface (``toward`` * ``axis``) over the last step before the gap and
-    across it,
-    and comes back where its motion was taking it (within 1.5 radii plus half the distance its last step would
-    have carried it over the gap of the constant-velocity prediction: it may slow down, landing, in the gap). A
-    track that comes back elsewhere, or higher, has switched to another body: its runs stay apart. ``ok``: the
-    track's observed frames; ``r``: its radius (px)."""
+    descent: the subject moves on toward the surface (along ``axis``, the way ``toward`` says) over the last step
+    before the gap and across it, and comes back where its motion was taking it (within 1.5 radii plus half the
+    distance its last step would have carried it over the gap of the constant-velocity prediction: it may slow down,
+    landing, in the gap). A track that comes back elsewhere, or higher, has switched to another body: its runs stay
+    apart. ``ok``: the track's observed frames; ``r``: its radius (px)."""
     c = track.centroid_px * np.where(np.arange(2) == axis, float(toward), 1.0)
     out: list[tuple[int, int]] = []
     for s, e in runs(ok):

@@ -23,7 +23,7 @@ def bounce(op: MeasureOp, track: Track, other: Track | None, video: VideoContext
     contacts = wall_contacts(track) if axis == 0 else floor_contacts(track)
     bounces = [c for c in contacts if c.kind == "bounce"]
     req_n = f"{op.expect.n} bounce(s)" if op.expect.n is not None else ("bounces" if op.expect.holds else "no bounce")
-    req = f"{req_n}: velocity reversal at contact, rebound height <= drop height"
+    req = f"{req_n}: velocity reversal at contact" + (", rebound height <= drop height" if axis == 1 else "")
     dt = video.frame_period_s
     values = {"contacts": [c.__dict__ for c in contacts], "radius_px": r}
     windows = {}
