@@ -278,8 +278,9 @@ class TesseractReader:
             for line in {normalise(x.text) for x in read if x.confidence >= self.firm_confidence}:
                 if len(line) < self.min_chars or line == claimed:
                     continue
-                # a near miss of the claimed text is firm only where another view of the glyphs reads it too
-                if similarity(op.text, line) > self.near_miss and len(views[line] & {"raw", "flat", "filled", "bright"}) < 2:
+                # a near miss of the claimed text is firm only where another view of the line's glyphs (any but the
+                # whole page's) reads it too
+                if similarity(op.text, line) > self.near_miss and len(views[line] - {"page"}) < 2:
                     continue
                 out.add(line)
             return out

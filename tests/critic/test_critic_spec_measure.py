@@ -1531,20 +1531,14 @@ def test_a_wall_is_met_on_either_side_and_a_roll_back_is_not_held_to_the_drop(dr
     k = np.arange(t, dtype=float)
     toward_right = np.where(k <= 10, 60.0 + 4.0 * k, 100.0 - 6.0 * (k - 10))  # back 120 px after 40 px in
     for x in (toward_right, 120.0 - toward_right):
-        track = Track(subject="ball", identity=0, boxes_xyxy=np.stack([x - 4, np.full(t, 56.0), x + 4, np.full(t, 64.0)], 1),
-                      centroid_px=np.stack([x, np.full(t, 60.0)], 1), area_px=np.full(t, 50.0),
-                      visible=np.ones(t, bool), coasted=np.zeros(t, bool), touches_border=np.zeros(t, bool),
-                      times_s=k / 10.0)
+        track = _centred_track(np.stack([x, np.full(t, 60.0)], 1), 4.0)
         inputs = OperationInputs(subjects=subjects, tracks={"ball": [track]})
         for quantity in ("contact", "bounce"):
             m = TrackMeasurer().run(MeasureOp(id="m", subject="ball", quantity=quantity, surface="wall"), inputs, video)
             assert m.state == "supported" and m.windows["contact"].start_s == pytest.approx(0.95, abs=0.1), \
                 (quantity, m.state, m.measured, m.reason)
     # thrown at the wall, it stops there: a rebound off a wall too short to see is no evidence of none
-    x = np.minimum(60.0 + 4.0 * k, 100.0)
-    stop = Track(subject="ball", identity=0, boxes_xyxy=np.stack([x - 4, np.full(t, 56.0), x + 4, np.full(t, 64.0)], 1),
-                 centroid_px=np.stack([x, np.full(t, 60.0)], 1), area_px=np.full(t, 50.0), visible=np.ones(t, bool),
-                 coasted=np.zeros(t, bool), touches_border=np.zeros(t, bool), times_s=k / 10.0)
+    stop = _centred_track(np.stack([np.minimum(60.0 + 4.0 * k, 100.0), np.full(t, 60.0)], 1), 4.0)
     m = TrackMeasurer().run(MeasureOp(id="m", subject="ball", quantity="bounce", surface="wall"),
                             OperationInputs(subjects=subjects, tracks={"ball": [stop]}), video)
     assert m.state == "unknown" and "rebound off a wall" in m.reason, (m.state, m.measured, m.reason)

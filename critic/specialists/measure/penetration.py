@@ -69,9 +69,11 @@ def penetration(op: MeasureOp, track: Track, other: Track | None, video: VideoCo
         return measurement("contradicted", req, "never overlapping by more than half a radius",
                            window=video.window(int(seen[0]), int(seen[-1]))) if both.any() else \
             unknown("the two subjects are never seen together", required=req)
+    # where the track ends in view for good, read once for both ways into a surface
+    seen = _last_seen_in_view(track, video)
     if op.surface in (None, "wall"):
         # a wall is not located offline, but a body seen going into one sideways is seen going in
-        entry = _enters_sideways(track, video)
+        entry = _enters_sideways(track, video, seen)
         if entry is not None:
             first, last, column = entry
             return measurement("supported", phrase(op, "passes into a wall", "does not pass into a wall"),
@@ -85,7 +87,7 @@ def penetration(op: MeasureOp, track: Track, other: Track | None, video: VideoCo
         return unknown("no wall geometry is measured offline, and the subject is not seen going into one",
                        required=phrase(op, "passes into the wall", "does not pass into the wall"))
     req = phrase(op, "passes into the floor", "does not pass into the floor (below a level it touched or rested on)")
-    sink = _sinks_out_of_sight(track, video)
+    sink = _sinks_out_of_sight(track, video, seen)
     if sink is not None:
         first, last, row = sink
         return measurement("supported", req, f"goes down into the surface at row {row:.0f} px: its top goes on down "
@@ -100,10 +102,11 @@ def penetration(op: MeasureOp, track: Track, other: Track | None, video: VideoCo
 class _LastSeen:
     """A body the track loses in view for good: ``last`` its last visible frame, ``gone`` the frames it must then
     stay unseen (``SINK_GONE_S``), ``boxes`` (T, 4) xyxy px, ``height``/``width``/``area`` (T,) px and their
-    ``usual_*`` medians over the frames before its last two."""
+    ``usual_*`` medians over the ``before`` frames seen before its last two."""
 
     vis: np.ndarray
     idx: np.ndarray
+    before: int
     last: int
     gone: int
     boxes: np.ndarray
@@ -115,9 +118,9 @@ class _LastSeen:
     usual_a: float
 
 
-def _last_seen_in_view(track: Track, video: VideoContext, min_before: int) -> _LastSeen | None:
+def _last_seen_in_view(track: Track, video: VideoContext) -> _LastSeen | None:
     """The body's last frames, when it is lost in view (not at the border) with ``SINK_GONE_S`` of the clip after and
-    ``min_before`` frames seen before its last two; else None."""
+    two frames or more seen before its last two; else None."""
     vis = np.asarray(track.visible, bool)
     idx = np.flatnonzero(vis)
     if idx.size < 4:
@@ -130,10 +133,10 @@ def _last_seen_in_view(track: Track, video: VideoContext, min_before: int) -> _L
     height, width = b[:, 3] - b[:, 1] + 1.0, b[:, 2] - b[:, 0] + 1.0
     area = np.asarray(track.area_px, float)
     before = idx[idx < last - 1]
-    if before.size < min_before:
+    if before.size < 2:
         return None
     usual_h, usual_w, usual_a = (float(np.median(v[before])) for v in (height, width, area))
-    return _LastSeen(vis, idx, last, gone, b, height, width, area, usual_h, usual_w, usual_a)
+    return _LastSeen(vis, idx, int(before.size), last, gone, b, height, width, area, usual_h, usual_w, usual_a)
 
 
 def _goes_in(seen: _LastSeen, cut_at: Callable[[int], bool], going_side: np.ndarray, track: Track,
@@ -164,18 +167,18 @@ def _goes_in(seen: _LastSeen, cut_at: Callable[[int], bool], going_side: np.ndar
     return first
 
 
-def _sinks_out_of_sight(track: Track, video: VideoContext) -> tuple[int, int, float] | None:
+def _sinks_out_of_sight(track: Track, video: VideoContext, seen: _LastSeen | None) -> tuple[int, int, float] | None:
     """A body that goes down into a surface and out of sight: over its last observed frames (in view, not at the
     border) its box's top goes on down faster than its bottom, which does not rise, so it shows under
     ``SINK_SHOWN_SHARE`` of its usual height and area at no less than ``SINK_MIN_WIDTH_SHARE`` of its usual width
     (cut from below, not from a side), its top still going down at half the speed or more that it came down with
     just before; then it is not seen for ``SINK_GONE_S`` and its colour is not where it was.
-    -> (first frame cut from below, last frame seen, its bottom row there px), or None.
+    ``seen``: :func:`_last_seen_in_view` of the track. -> (first frame cut from below, last frame seen, its bottom
+    row there px), or None.
 
     The picture alone cannot tell a surface from the straight top of something standing in front: a floor's own
     pattern (checks, the far edge of the floor) runs along the row where a body goes in as often as an occluder's
     edge does, so the row is not asked to be free of edges."""
-    seen = _last_seen_in_view(track, video, min_before=2)
     if seen is None or seen.usual_h < SINK_MIN_HEIGHT_PX:
         return None
     b = seen.boxes
@@ -192,7 +195,7 @@ def _sinks_out_of_sight(track: Track, video: VideoContext) -> tuple[int, int, fl
     return None if first is None else (first, seen.last, float(b[seen.last, 3]))
 
 
-def _enters_sideways(track: Track, video: VideoContext) -> tuple[int, int, float] | None:
+def _enters_sideways(track: Track, video: VideoContext, seen: _LastSeen | None) -> tuple[int, int, float] | None:
     """A body that goes sideways into a surface and out of sight (the wall it should have met): over its last
     observed frames (in view, not at the border) its trailing side goes on at half the speed or more that it came
     with, while its leading side stays within a pixel (or a tenth of its width) of a column, so it shows under
@@ -200,9 +203,10 @@ def _enters_sideways(track: Track, video: VideoContext) -> tuple[int, int, float
     (cut from the front, not from above or below); then it is not seen for ``SINK_GONE_S`` and its colour is not
     where it was. The mirror of :func:`_sinks_out_of_sight` turned a quarter: the same picture as a body going
     behind the straight side of something standing in front, which the picture alone cannot tell from a surface.
-    -> (first frame cut from the front, last frame seen, its leading side's column there px), or None."""
-    seen = _last_seen_in_view(track, video, min_before=3)
-    if seen is None or seen.usual_w < SINK_MIN_HEIGHT_PX or not seen.vis[seen.last - 1]:
+    ``seen``: :func:`_last_seen_in_view` of the track, with three frames or more before its last two (the heading
+    is read over them). -> (first frame cut from the front, last frame seen, its leading side's column there px), or
+    None."""
+    if seen is None or seen.before < 3 or seen.usual_w < SINK_MIN_HEIGHT_PX or not seen.vis[seen.last - 1]:
         return None
     b, last = seen.boxes, seen.last
     x = track.centroid_px[:, 0]
