@@ -92,15 +92,25 @@ def test_bounce_contact_time_is_sub_frame(drop):
     assert measure(drop, "bounce", holds=False).state == "contradicted"
 
 
-def test_a_rebound_higher_than_the_drop_is_shown_up_to_its_top():
+def test_a_rebound_higher_than_the_drop_is_shown_over_the_whole_rebound():
     """A ball that rebounds higher than it fell (restitution 1.15): contradicted, with the window from the impact
-    to the top of the rebound (the frames that show it too high), not four frames around the impact."""
+    through the whole rebound to its next landing (the arc is too high, not its top alone), not four frames around
+    the impact."""
     clip = S.drop_clip(e=1.15, y0=40.0, t_count=40)
     m = measure(clip, "bounce")
     assert m.state == "contradicted", (m.measured, m.reason)
-    t0 = clip.contacts_s[0]
-    top = clip.contacts_s[0] + 0.5 * (clip.contacts_s[1] - clip.contacts_s[0])  # symmetric flight: the apex
-    assert m.window.start_s <= t0 and abs(m.window.end_s - top) <= 1.5 / clip.fps, (m.window, t0, top)
+    t0, t1 = clip.contacts_s[0], clip.contacts_s[1]
+    assert m.window.start_s <= t0 and abs(m.window.end_s - t1) <= 1.5 / clip.fps, (m.window, t0, t1)
+
+
+def test_a_landing_without_a_rebound_is_shown_through_the_rest_it_comes_to():
+    """A dead drop from 12.8 radii: "bounces" is contradicted over the landing and the rest that follows it (the
+    frames that show it stay down), not the landing's four frames alone."""
+    clip = S.drop_clip(y0=S.FLOOR_Y - S.RADIUS - 60, e=0.0, vx=0.0, audio=False)
+    m = measure(clip, "bounce")
+    assert m.state == "contradicted" and "without rebounding" in m.measured, (m.measured, m.reason)
+    t_count = len(clip.frames)
+    assert m.window.start_s <= clip.contacts_s[0] and m.window.end_frame >= t_count - 3, (m.window, t_count)
 
 
 def test_contact_with_the_floor_has_a_window(drop):

@@ -9,7 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from critic.specialists.base import unknown
-from critic.specialists.kinematics import Contact, floor_contacts, observed, radius, wall_contacts
+from critic.specialists.kinematics import (Contact, floor_contacts, observed, radius, stationary_runs,
+                                          wall_contacts)
 from critic.specialists.measure.common import Tolerances, measurement
 from critic.types import Measurement, MeasureOp, Track, VideoContext
 
@@ -37,19 +38,21 @@ def bounce(op: MeasureOp, track: Track, other: Track | None, video: VideoContext
             return measurement("supported", req, f"{len(bounces)} bounce(s)", window=windows["contact"],
                                windows=windows, **values)
         return measurement("contradicted", req, "lands without rebounding", windows=windows,
-                           window=video.window(max(contacts[0].frame - 1, 0), min(contacts[0].frame + 3,
-                                                                                 video.num_frames - 1)),
+                           window=video.window(max(contacts[0].frame - 1, 0),
+                                               _stays_down_until(track, contacts[0].frame, video.num_frames)),
                            **values) if contacts else unknown(
             "the subject never reaches a surface in view", required=req, **values)
     # rebounding higher than the drop breaks energy conservation against gravity; off a wall, how far it rolls
     # back is bounded by nothing the approach shows (a push, a slope, spin), so the test is the floor's alone
     for c in bounces if axis == 1 else []:
         if c.rebound_radii > 1.15 * c.drop_radii + 0.5:
-            # the frames that show it: from the impact to the top of the rebound
-            top = _rebound_top(track, c.frame, contacts, axis)
+            # the frames that show it: the whole rebound, from the impact until it comes down again (the next
+            # contact; or, when it is not seen again, the top of the rebound in view): the arc is too high, not one
+            # frame of it
+            end = max(_rebound_top(track, c.frame, contacts, axis), _rebound_end(track, contacts, c.frame))
             return measurement("contradicted", "rebound height <= drop height",
                                f"rebound {c.rebound_radii:.1f} radii after a drop of {c.drop_radii:.1f} radii",
-                               window=video.window(max(c.frame - 1, 0), max(top, c.frame + 2)), windows=windows,
+                               window=video.window(max(c.frame - 1, 0), max(end, c.frame + 2)), windows=windows,
                                **values)
     if not contacts:
         return unknown("no contact with a surface observed (it never comes to one in view)", required=req,
@@ -67,7 +70,8 @@ def bounce(op: MeasureOp, track: Track, other: Track | None, video: VideoContext
                            f"drop under {tol.min_bounce_drop_radii:g} radii may be too low to see", required=req,
                            **values)
         return measurement("contradicted", req, f"lands after a drop of {c.drop_radii:.1f} radii without rebounding",
-                           window=video.window(max(c.frame - 1, 0), min(c.frame + 3, video.num_frames - 1)),
+                           window=video.window(max(c.frame - 1, 0), _stays_down_until(track, c.frame,
+                                                                                      video.num_frames)),
                            windows={"contact": video.window(c.frame, c.frame)}, **values)
     if op.expect.n is not None:
         clear = [c for c in bounces if c.rebound_radii >= 1.0]
@@ -85,6 +89,18 @@ def bounce(op: MeasureOp, track: Track, other: Track | None, video: VideoContext
     return measurement("supported", req, f"{len(bounces)} bounce(s); first rebound {bounces[0].rebound_radii:.1f} of "
                        f"{bounces[0].drop_radii:.1f} radii dropped", window=windows["contact"], windows=windows,
                        **values)
+
+
+def _stays_down_until(track: Track, frame: int, num_frames: int, after: int = 3) -> int:
+    """The last frame that shows a body landing at ``frame`` stay down: the end of the stationary run it comes to
+    rest in (one starting within ``after`` frames of the landing), and never before ``frame + after`` (the frames in
+    which a rebound would have shown), within the clip's ``num_frames``."""
+    end = frame + after
+    for s, e in stationary_runs(track):
+        if frame - 1 <= s <= frame + after:
+            end = max(end, e)
+            break
+    return min(end, num_frames - 1)
 
 
 def _rebound_end(track: Track, contacts: list[Contact], frame: int) -> int:
