@@ -16,6 +16,10 @@ A body arrives at a place by moving there (the pixels around it change in the fr
 an in-place change of a compact, body-sized region with nothing moving around it is a body that appeared or
 vanished. What is not a body is left alone: captions (letters: thin strokes, several at once, or a row), a change
 of the whole picture (a cut, a light, a camera that moves), regions touching the frame's border (a body coming in).
+In the clip's first and last frames a place is steady for as many frames as the clip shows (two at least): a body
+seen for the clip's first two frames and gone in place at the third vanished, unless what is around its place goes
+on moving after (a body let go from rest barely moves in its first frames). Where two places change at once and are
+not one body that jumped, each is judged alone: a body that vanishes while another moves elsewhere still vanished.
 
 Frames are read on a grid of at most ``grid_side`` px on the long side (area-averaged, which also averages sensor
 noise), in CIELAB (delta E units throughout); the body test runs at full resolution.
@@ -53,6 +57,8 @@ class SceneChangeDetector:
     * ``step_delta_e``: a place changes when its colour after differs by more than this from its colour before;
     * ``stable_delta_e``: before and after, every frame of the place stays within this of its median;
     * ``before_s`` / ``after_s``: how long (s, at least ``min_steady_frames`` frames) it is steady on each side;
+      within that of the clip's first or last frame, the side the clip cuts short needs ``min_edge_frames`` frames
+      (a body removed at frame 2 was steady in the two frames the clip has before it);
     * ``min_area_px``: the smallest region (grid px) taken for a body; ``max_area_frac``: the largest (of the frame);
     * ``min_compactness``: 4 pi area / perimeter^2 of what changed at full resolution (a disc is near 1, a box
       0.8, a caption's strokes under 0.5);
@@ -73,7 +79,7 @@ class SceneChangeDetector:
     """
 
     name = "scene_change"
-    version = "2"
+    version = "3"
 
     def __init__(self, grid_side: int = 160, step_delta_e: float = 25.0, stable_delta_e: float = 8.0,
                  before_s: float = 0.15, after_s: float = 0.15, min_steady_frames: int = 4, min_area_px: int = 12,
@@ -81,7 +87,7 @@ class SceneChangeDetector:
                  max_ring_change: float = 0.1, reach_radii: float = 6.0, max_moved_share: float = 1.0,
                  max_changing_share: float = 0.3, still_delta_e: float = 15.0, still_share: float = 5e-4,
                  moving_share: float = 5e-3, min_frozen_steps: int = 2, min_resume_overlap: float = 0.3,
-                 resume_reach_px: int = 2, min_cut_ratio: float = 3.0):
+                 resume_reach_px: int = 2, min_cut_ratio: float = 3.0, min_edge_frames: int = 2):
         self.grid_side, self.step, self.stable = int(grid_side), float(step_delta_e), float(stable_delta_e)
         self.before_s, self.after_s, self.min_steady = float(before_s), float(after_s), int(min_steady_frames)
         self.min_area, self.max_area_frac = int(min_area_px), float(max_area_frac)
@@ -94,6 +100,7 @@ class SceneChangeDetector:
         self.min_frozen_steps, self.min_resume_overlap = int(min_frozen_steps), float(min_resume_overlap)
         self.resume_reach_px = int(resume_reach_px)
         self.min_cut_ratio = float(min_cut_ratio)
+        self.min_edge_frames = max(2, int(min_edge_frames))
 
     def run(self, op: SceneOp, inputs: OperationInputs, video: VideoContext) -> Measurement:
         check = {"permanence": self.permanence, "continuity": self.continuity}[op.quantity]
@@ -169,10 +176,14 @@ class SceneChangeDetector:
         if changing.mean() > 0.25:
             return measurement(UNKNOWN, req, "", reason=f"the whole picture changes in {int(changing.sum())} of "
                                f"{len(changing)} frame steps (a moving camera or changing light): no place to watch")
-        for t in range(before, t_count - after + 1):
+        edge = min(self.min_edge_frames, before, after)
+        for t in range(edge, t_count - edge + 1):
             if changing[t - 1] or (t >= 2 and changing[t - 2]):
                 continue
-            found = self._change_at(video, lab, moved, loose, t, before, after, scale)
+            # the full steady spans inside the clip; at its first and last frames, what the clip has (a body there
+            # for the clip's first two frames and gone in place after was steady in all the frames it shows)
+            found = self._change_at(video, lab, moved, loose, t, min(before, t), min(after, t_count - t), scale,
+                                    settled=t >= before)
             if not found:
                 continue
             names = name_colour(np.stack([f.rgb for f in found]))
@@ -234,9 +245,10 @@ class SceneChangeDetector:
         return rgb_to_lab(small, dtype=np.float32), scale
 
     def _change_at(self, video: VideoContext, lab: np.ndarray, moved: np.ndarray, loose: np.ndarray, t: int,
-                   before: int, after: int, scale: float) -> list[BodyChange]:
+                   before: int, after: int, scale: float, settled: bool = True) -> list[BodyChange]:
         """The bodies that appear or vanish in place at frame ``t``: none, one, or a pair (a body at rest that is at
-        rest somewhere else one frame later: one vanishes, one appears); none where more than two regions change."""
+        rest somewhere else one frame later: one vanishes, one appears; of two changes that are not such a pair, the
+        first that is a body's alone); none where more than two regions change."""
         h, w = lab.shape[1:3]
         ys, xs = np.nonzero(loose[t - 1])
         if len(ys) < self.min_area:
@@ -254,13 +266,13 @@ class SceneChangeDetector:
         regions = [i for i in range(1, count) if self.min_area <= stats[i, 4] <= self.max_area_frac * h * w]
         if len(regions) == 1:
             found = self._body_change(video, lab, moved, t, before, after, scale, labels, stats, regions[0],
-                                      labels == regions[0])
+                                      labels == regions[0], settled)
             return [found] if found is not None else []
         if len(regions) == 2:
             # a body at rest that is at rest somewhere else one frame later: each place passes with the other's
             # change not counted as motion around it, one emptied and one filled by a body alike (colour and size)
             both = (labels == regions[0]) | (labels == regions[1])
-            pair = [self._body_change(video, lab, moved, t, before, after, scale, labels, stats, i, both)
+            pair = [self._body_change(video, lab, moved, t, before, after, scale, labels, stats, i, both, settled)
                     for i in regions]
             if all(f is not None for f in pair) and {f.change for f in pair} == {"appears", "vanishes"}:
                 a, b = pair
@@ -268,14 +280,24 @@ class SceneChangeDetector:
                          and float(np.linalg.norm(rgb_to_lab(a.rgb) - rgb_to_lab(b.rgb))) <= self.step)
                 if alike:
                     return pair
-        return []  # none, or two changes that are not one body jumping: a caption's letters, a row of changes
+            # not one body jumping: each change alone, the other counted as motion around it (a body that
+            # vanishes in place while another moves elsewhere in the picture vanished all the same)
+            for i in regions:
+                found = self._body_change(video, lab, moved, t, before, after, scale, labels, stats, i, labels == i,
+                                          settled)
+                if found is not None:
+                    return [found]
+        return []  # none, or more changes than one body and one other: a caption's letters, a row of changes
 
     def _body_change(self, video: VideoContext, lab: np.ndarray, moved: np.ndarray, t: int, before: int,
                      after: int, scale: float, labels: np.ndarray, stats: np.ndarray, i: int,
-                     own: np.ndarray) -> BodyChange | None:
+                     own: np.ndarray, settled: bool = True) -> BodyChange | None:
         """Region ``i`` of ``labels`` as a body that appears or vanishes in place at frame ``t`` (the tests of the
         module docstring), or None; ``own``: the pixels whose change is not motion around it (the region, or the
-        region and its partner in a jump)."""
+        region and its partner in a jump). ``settled`` False: the place was steady for fewer frames than the full
+        span (the clip's first frames), as a body let go from rest is (it barely moves in its first two frames):
+        one that vanishes then must leave its surroundings still over the frames after, where a body let go goes
+        on moving."""
         h, w = labels.shape
         as_it = moved[t - 1]
         just_before = moved[t - 2] if t >= 2 else np.zeros_like(as_it)
@@ -305,6 +327,9 @@ class SceneChangeDetector:
         ring_colour = np.median(np.median(lab[t:t + after, ring[0], ring[1]], axis=0), axis=0)
         appears = (np.linalg.norm(region_now - ring_colour, axis=-1).mean()
                    > np.linalg.norm(region_was - ring_colour, axis=-1).mean())
+        if not appears and not settled and any(moved[j][around].mean() > self.max_ring_change
+                                               for j in range(t, min(t + after - 1, len(moved)))):
+            return None  # its surroundings move on after: a body let go from rest, not gone
         k = t if appears else t - 1
         ys, xs = np.nonzero(cv2.resize(region, (video.frames.shape[2], video.frames.shape[1]),
                                        interpolation=cv2.INTER_NEAREST))

@@ -51,6 +51,47 @@ def test_a_body_painted_out_vanishes_in_place():
     assert m.values["colour"] == "green"
 
 
+@pytest.mark.parametrize("k_gone", [2, 3])
+def test_a_body_painted_out_in_the_first_frames_vanishes_in_place(k_gone):
+    """A body at rest in the clip's first two or three frames, painted out after: the clip shows it steady in all
+    the frames it has before the change (fewer than the steady span asked inside the clip)."""
+    m = check(scene(lambda f, k: (rolling(f, k), k < k_gone and cv2.rectangle(f, (120, 30), (132, 42), (30, 140, 60),
+                                                                              -1))))
+    assert m.state == "contradicted" and m.values["change"] == "vanishes" and m.values["frame"] == k_gone
+    assert (m.window.start_frame, m.window.end_frame) == (k_gone - 1, k_gone)
+
+
+def test_a_body_let_go_from_rest_in_the_first_frames_is_no_vanishing():
+    """A dark post with a knob at its top, held still over the clip's first two frames and then let go: in its
+    third frame it has barely moved (a pixel) but has turned its knob away, a compact piece of the picture that
+    empties in place as a body that vanishes at frame 2 would; the post goes on falling right beside it."""
+    def drop(f, k):
+        y = 30 + (0, 0, 1, 4, 9, 16, 25, 36, 48)[min(k, 8)]
+        cv2.rectangle(f, (110, y), (117, y + 19), (20, 20, 20), -1)
+        if k < 2:
+            cv2.rectangle(f, (118, y + 4), (122, y + 8), (20, 20, 20), -1)
+    m = check(scene(lambda f, k: (rolling(f, k), drop(f, k))))
+    assert not (m.state == "contradicted" and m.values["frame"] <= 3), (m.measured, m.values)
+
+
+def test_a_body_pasted_in_the_last_frames_appears():
+    """A body pasted for the clip's last two frames appears in place, seen steady in the two frames it has."""
+    m = check(scene(lambda f, k: (rolling(f, k), k >= T - 2 and cv2.circle(f, (130, 40), 7, (150, 40, 200), -1))))
+    assert m.state == "contradicted" and m.values["change"] == "appears" and m.values["frame"] == T - 2
+
+
+def test_a_body_that_vanishes_while_another_moves_elsewhere_vanished():
+    """Two places change at the same frame: a green box painted out, and far from it a ball that starts rolling out
+    of its resting place. They are not one body jumping (one is not at rest after); the box alone vanished."""
+    def draw(f, k):
+        cv2.circle(f, (20 + (0 if k < 12 else 9 * (k - 11)), 90), 6, (200, 30, 30), -1)
+        if k < 12:
+            cv2.rectangle(f, (120, 30), (132, 42), (30, 140, 60), -1)
+    m = check(scene(draw))
+    assert m.state == "contradicted" and m.values["change"] == "vanishes" and m.values["frame"] == 12
+    assert m.values["colour"] == "green"
+
+
 def test_a_body_that_moves_in_and_stops_is_no_appearance():
     assert check(scene(rolling)).state == "supported"
 
