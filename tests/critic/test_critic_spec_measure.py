@@ -948,6 +948,15 @@ def _rolling_ball_track(radii: np.ndarray, x: np.ndarray) -> Track:
     return _centred_track(np.stack([x, np.full(len(x), 40.0)], 1), radii)
 
 
+def _rolling_ball_frames(drawn: np.ndarray, x: np.ndarray, width: int) -> np.ndarray:
+    """(T, 80, ``width``, 3) uint8: a red ball of radius ``drawn[k]`` px centred at (``x[k]``, 40) on grey."""
+    yy, xx = np.mgrid[0:80, 0:width]
+    frames = np.full((len(x), 80, width, 3), 150, np.uint8)
+    for k in range(len(x)):
+        frames[k][(xx - x[k]) ** 2 + (yy - 40) ** 2 <= drawn[k] ** 2] = (220, 40, 40)
+    return frames
+
+
 def test_a_blob_that_shrinks_while_the_body_s_colour_does_not_is_the_segmentation():
     """A red ball rolls right; over frames 13-17 its tracked blob shrinks to half its radius (the body crossed a
     background the segmentation cannot tell it from). Where the red ball is drawn at its size throughout, its
@@ -998,21 +1007,32 @@ def test_a_size_step_held_on_both_sides_is_morphing_below_the_window_ratio():
     assert results["segmentation"].state != "contradicted", results["segmentation"].measured
 
 
+@pytest.mark.parametrize("at", [2, 28])
+def test_a_size_step_next_to_the_clip_s_first_or_last_frames_is_morphing(at):
+    """A red ball rolls right and is x1.45 larger in radius from frame ``at`` on: from frame 2, it held its size
+    over the two frames the clip shows before; from frame 28 of 30, it holds the new one over the two it shows
+    after. Held on both sides as far as the clip goes: contradicted at the step."""
+    t = 30
+    x = 20.0 + 3.0 * np.arange(t)
+    radii = np.where(np.arange(t) >= at, 8.7, 6.0)
+    m = TrackMeasurer().run(MeasureOp(id="m", subject="ball", quantity="size_constancy"),
+                            OperationInputs(tracks={"ball": [_rolling_ball_track(radii, x)]}),
+                            context_from_arrays(_rolling_ball_frames(radii, x, 200), 10.0))
+    assert m.state == "contradicted", (m.measured, m.reason)
+    assert (m.window.start_frame, m.window.end_frame) == (at - 1, at), m.window
+
+
 def test_a_doubtful_size_change_does_not_hide_a_real_one_elsewhere():
     """A red ball rolls right and is drawn at half its radius from frame 10 on. Late in the clip (from frame 40)
     its blob doubles while its colour does not (a merge the segmentation made): that larger change is doubtful,
     and the real one at frame 10 is still found, with its own window."""
     t = 50
     x = 20.0 + 2.0 * np.arange(t)
-    yy, xx = np.mgrid[0:80, 0:160]
     drawn = np.where(np.arange(t) >= 10, 4.0, 8.0)
     blob = np.where(np.arange(t) >= 40, 9.0, drawn)
-    frames = np.full((t, 80, 160, 3), 150, np.uint8)
-    for k in range(t):
-        frames[k][(xx - x[k]) ** 2 + (yy - 40) ** 2 <= drawn[k] ** 2] = (220, 40, 40)
     m = TrackMeasurer().run(MeasureOp(id="m", subject="ball", quantity="size_constancy"),
                             OperationInputs(tracks={"ball": [_rolling_ball_track(blob, x)]}),
-                            context_from_arrays(frames, 10.0))
+                            context_from_arrays(_rolling_ball_frames(drawn, x, 160), 10.0))
     assert m.state == "contradicted" and m.window.start_frame <= 9 and 10 <= m.window.end_frame <= 30, \
         (m.measured, m.window)
 

@@ -138,10 +138,11 @@ def _box_size_constancy(track: Track, video: VideoContext, tol: Tolerances) -> M
     return first_doubt
 
 
-def _size_step(track: Track, video: VideoContext, tol: Tolerances, side: int = 3,
+def _size_step(track: Track, video: VideoContext, tol: Tolerances, side: int = 3, edge_side: int = 2,
                max_spread: float = 1.15) -> tuple[int, int, float] | None:
-    """A step in size from one frame to the next, held on both sides: ``side`` reliable frames before and after,
-    each side steady (its radii within x``max_spread``), the box radius and the area-equivalent radius both
+    """A step in size from one frame to the next, held on both sides: ``side`` reliable frames before and after
+    (next to the clip's first or last frame, the ``edge_side`` or more it has on that side: a body that swells at
+    frame 2 held its size over all the frames the clip shows before), each side steady (its radii within x``max_spread``), the box radius and the area-equivalent radius both
     stepping by more than ``tol.step_morph_ratio`` the same way, and by more than ``tol.min_change_px`` and twice the
     jitter of its sides (in log terms; the track's size noise over the whole clip would let a jittery stretch
     elsewhere hide a clean step here). A move in depth changes the size by a few per cent a frame, so a step held on
@@ -155,8 +156,8 @@ def _size_step(track: Track, video: VideoContext, tol: Tolerances, side: int = 3
     area_r = np.sqrt(np.maximum(np.asarray(track.area_px, float), 0.0) / np.pi)
     ok = ok & (area_r > 0)
     best = None
-    for k in range(side, len(rs) - side + 1):
-        before, after = slice(k - side, k), slice(k, k + side)
+    for k in range(edge_side, len(rs) - edge_side + 1):
+        before, after = slice(max(k - side, 0), k), slice(k, min(k + side, len(rs)))
         if not (ok[before].all() and ok[after].all()):
             continue
         sides = (rs[before], rs[after], area_r[before], area_r[after])
@@ -175,7 +176,7 @@ def _size_step(track: Track, video: VideoContext, tol: Tolerances, side: int = 3
                       and abs(np.log(np.median(fill[after]) / np.median(fill[before]))) < np.log(1.2))
         if not shape_kept:
             continue
-        if _step_in_depth(track, rs, k, side):
+        if _step_in_depth(track, rs, before, after):
             continue
         if not _own_colour_steps(track, video, k - 1, k, q_area):
             continue
@@ -199,18 +200,18 @@ def _own_colour_steps(track: Track, video: VideoContext, k0: int, k1: int, q: fl
     return own * float(np.log(q)) > 0 and abs(own) >= 0.5 * abs(float(np.log(q)))
 
 
-def _step_in_depth(track: Track, rs: np.ndarray, k: int, side: int) -> bool:
-    """Could a move in depth give the size step between frames ``k - 1`` and ``k``? On a floor seen from above, a
-    body that comes nearer grows and drops in the image: its contact row moves down by over 1.5 times its radius
-    change (``_depth_geometry_fits``), so its centre by over half of it. A body swelling about its centre keeps
-    its centre on course. The course is the centre's line over the ``side`` frames before, carried on; ``rs`` (T,)
-    box radii, px."""
+def _step_in_depth(track: Track, rs: np.ndarray, before: slice, after: slice) -> bool:
+    """Could a move in depth give the size step between the frames ``before`` and those ``after`` (consecutive
+    slices)? On a floor seen from above, a body that comes nearer grows and drops in the image: its contact row moves
+    down by over 1.5 times its radius change (``_depth_geometry_fits``), so its centre by over half of it. A body
+    swelling about its centre keeps its centre on course. The course is the centre's line over the frames before,
+    carried on; ``rs`` (T,) box radii, px."""
     c = np.asarray(track.centroid_px, float)
-    t = np.arange(k - side, k)
-    slope, icpt = np.polyfit(t, c[k - side:k, 1], 1)
-    after = np.arange(k, k + side)
-    drop = float(np.median(c[after, 1] - (icpt + slope * after)))
-    grow = float(np.median(rs[k:k + side]) - np.median(rs[k - side:k]))
+    t = np.arange(before.start, before.stop)
+    slope, icpt = np.polyfit(t, c[before, 1], 1)
+    ta = np.arange(after.start, after.stop)
+    drop = float(np.median(c[after, 1] - (icpt + slope * ta)))
+    grow = float(np.median(rs[after]) - np.median(rs[before]))
     return drop * np.sign(grow) >= 0.5 * abs(grow)
 
 
