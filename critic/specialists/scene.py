@@ -50,6 +50,17 @@ class BodyChange(NamedTuple):
     compactness: float
 
 
+def _region_stats(labels: np.ndarray, count: int) -> np.ndarray:
+    """(count, 5) int: x, y, width, height and area (px) of each label 1..count-1 of ``labels`` (h, w) int (row 0,
+    the background, zeros), as ``cv2.connectedComponentsWithStats`` gives them."""
+    stats = np.zeros((count, 5), np.int64)
+    for i in range(1, count):
+        ys, xs = np.nonzero(labels == i)
+        if len(ys):
+            stats[i] = (xs.min(), ys.min(), xs.max() - xs.min() + 1, ys.max() - ys.min() + 1, len(ys))
+    return stats
+
+
 class SceneChangeDetector:
     """The ``scene`` specialist. Arguments (delta E is CIELAB distance; frames are video frames):
 
@@ -64,8 +75,9 @@ class SceneChangeDetector:
       0.8, a caption's strokes under 0.5);
     * ``ring_radii`` / ``max_ring_change``: within this many radii around the region, at most this share of the
       place changed in the frame before or as it changed (a body moving in or out changes its surroundings);
-    * ``reach_radii`` / ``max_moved_share``: within this many radii, what else changed in those frames is less than
-      this share of the region's own area (a fast body arriving in one frame leaves its old place within reach);
+    * ``reach_radii`` / ``max_moved_share``: within this many radii, what else changed in those frames and shows the
+      body's colour (before it appears, or after it vanishes) is less than this share of the region's own area (a
+      fast body arriving in one frame leaves its old place within reach; another body moving nearby is not it);
     * ``max_changing_share``: a frame where more than this share of the picture changes is a cut, a light or a
       camera move: no in-place change is read there, and a clip where a quarter of the frames do so is unknown;
     * ``still_share`` / ``moving_share``: for ``continuity``, a frame step where at most the first share of the
@@ -79,7 +91,7 @@ class SceneChangeDetector:
     """
 
     name = "scene_change"
-    version = "3"
+    version = "4"
 
     def __init__(self, grid_side: int = 160, step_delta_e: float = 25.0, stable_delta_e: float = 8.0,
                  before_s: float = 0.15, after_s: float = 0.15, min_steady_frames: int = 4, min_area_px: int = 12,
@@ -260,9 +272,14 @@ class SceneChangeDetector:
               & (np.linalg.norm(now - was, axis=-1) > self.step))
         if ok.sum() < self.min_area:
             return []
-        stepped = np.zeros((h, w), bool)
-        stepped[ys[ok], xs[ok]] = True
-        count, labels, stats, _ = cv2.connectedComponentsWithStats(stepped.astype(np.uint8), connectivity=8)
+        stepped = np.zeros((h, w), np.uint8)
+        stepped[ys[ok], xs[ok]] = 1
+        # the faces of one body change apart (a cube's lit and shaded faces, each steady in its own colour, with a
+        # seam between them that passes neither test): places that changed within a grid pixel of each other are one
+        # region (a caption's letters, apart by their spacing, stay apart)
+        count, joined = cv2.connectedComponents(cv2.dilate(stepped, np.ones((3, 3), np.uint8)), connectivity=8)
+        labels = np.where(stepped > 0, joined, 0)
+        stats = _region_stats(labels, count)
         regions = [i for i in range(1, count) if self.min_area <= stats[i, 4] <= self.max_area_frac * h * w]
         if len(regions) == 1:
             found = self._body_change(video, lab, moved, t, before, after, scale, labels, stats, regions[0],
@@ -312,8 +329,6 @@ class SceneChangeDetector:
         if (max(as_it[around].mean(), just_before[around].mean(), just_before[region > 0].mean())
                 > self.max_ring_change):
             return None  # its surroundings were moving: a body arrived or left by moving
-        if max(as_it[nearby].sum(), just_before[nearby].sum()) > self.max_moved_share * area:
-            return None  # a body as big moved within reach just then: it came from there
         compact = self._compactness(video, t, (x, y, bw, bh), r, scale)
         if compact < self.min_compactness:
             return None  # what changed is strokes, not a body: letters of a caption
@@ -327,6 +342,15 @@ class SceneChangeDetector:
         ring_colour = np.median(np.median(lab[t:t + after, ring[0], ring[1]], axis=0), axis=0)
         appears = (np.linalg.norm(region_now - ring_colour, axis=-1).mean()
                    > np.linalg.norm(region_was - ring_colour, axis=-1).mean())
+        # a fast body that arrives in one frame leaves its old place within reach, which showed the body's colour just
+        # before (one that leaves fast shows it at its new place just after): a body as big of its colour moving
+        # within reach just then is where it came from, or went; another body moving nearby, of another colour, is not
+        body = np.median(region_now if appears else region_was, axis=0)
+        shown = np.zeros((h, w), bool)  # where the body's colour shows on the other side of the change
+        for k in ((t - 1, t - 2) if appears else (t, t - 1)):
+            shown |= np.linalg.norm(lab[max(k, 0)] - body, axis=-1) < self.step
+        if int(((as_it | just_before) & nearby & shown).sum()) > self.max_moved_share * area:
+            return None
         if not appears and not settled and any(moved[j][around].mean() > self.max_ring_change
                                                for j in range(t, min(t + after - 1, len(moved)))):
             return None  # its surroundings move on after: a body let go from rest, not gone

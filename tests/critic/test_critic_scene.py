@@ -45,6 +45,28 @@ def test_a_ball_pasted_half_way_is_found_with_its_colour_and_frame():
     assert abs(m.values["at_px"][0] - 130) <= 2 and abs(m.values["at_px"][1] - 40) <= 2
 
 
+def test_a_body_pasted_next_to_another_that_rolls_by_appears():
+    """A small purple ball pasted at frame 17 a little above the path of the red ball rolling by: what moves within
+    reach just then is red, not the purple body arriving from there, so it appeared from nowhere."""
+    m = check(scene(lambda f, k: (rolling(f, k), k >= 17 and cv2.circle(f, (112, 72), 4, (150, 40, 200), -1))))
+    assert m.state == "contradicted", m.measured
+    assert m.values["frame"] == 17 and m.values["change"] == "appears" and m.values["colour"] == "purple"
+
+
+def test_a_box_pasted_with_two_shaded_faces_is_one_body_that_appears():
+    """A box pasted at frame 17: its lit top (a thin strip on its own) and its shaded front are parted by an edge
+    whose colour shimmers from frame to frame (never steady, so no part of the change): the two faces within a
+    pixel of each other are one body that appeared, not a strip and a block changing at once."""
+    def box(f, k):
+        rolling(f, k)
+        if k >= 17:
+            cv2.rectangle(f, (120, 28), (133, 30), (225, 225, 215), -1)
+            cv2.line(f, (120, 31), (133, 31), (200, 60, 60) if k % 2 else (60, 200, 60), 1)
+            cv2.rectangle(f, (123, 32), (129, 36), (50, 50, 50), -1)
+    m = check(scene(box))
+    assert m.state == "contradicted" and m.values["frame"] == 17 and m.values["change"] == "appears", m.measured
+
+
 def test_a_body_painted_out_vanishes_in_place():
     m = check(scene(lambda f, k: (rolling(f, k), k < 12 and cv2.rectangle(f, (120, 30), (132, 42), (30, 140, 60), -1))))
     assert m.state == "contradicted" and m.values["change"] == "vanishes" and m.values["frame"] == 12
