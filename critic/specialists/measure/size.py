@@ -142,10 +142,11 @@ def _size_step(track: Track, video: VideoContext, tol: Tolerances, side: int = 3
                max_spread: float = 1.15) -> tuple[int, int, float] | None:
     """A step in size from one frame to the next, held on both sides: ``side`` reliable frames before and after
     (next to the clip's first or last frame, the ``edge_side`` or more it has on that side: a body that swells at
-    frame 2 held its size over all the frames the clip shows before), each side steady (its radii within x``max_spread``), the box radius and the area-equivalent radius both
-    stepping by more than ``tol.step_morph_ratio`` the same way, and by more than ``tol.min_change_px`` and twice the
-    jitter of its sides (in log terms; the track's size noise over the whole clip would let a jittery stretch
-    elsewhere hide a clean step here). A move in depth changes the size by a few per cent a frame, so a step held on
+    frame 2 held its size over all the frames the clip shows before), each side steady (its radii within
+    x``max_spread``), the box radius and the area-equivalent radius both stepping by more than
+    ``tol.step_morph_ratio`` the same way, and by more than ``tol.min_change_px`` and twice the jitter of its sides
+    (in log terms; the track's size noise over the whole clip would let a jittery stretch elsewhere hide a clean step
+    here). A move in depth changes the size by a few per cent a frame, so a step held on
     both sides is the body's size, not its distance - unless its centre steps with it (``_step_in_depth``). The blob
     must keep its shape across the step (aspect and fill of its box: a merge with a neighbour, a shadow or an
     occluder changes it) and the subject's own colour around it must change area with the blob
