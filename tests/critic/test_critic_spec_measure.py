@@ -1188,6 +1188,24 @@ def test_a_bounce_inside_a_tracking_gap_is_no_jump():
     assert jumped.state == "contradicted", (jumped.measured, jumped.reason)
 
 
+def test_a_jump_right_before_the_tracker_loses_the_body_is_judged():
+    """A falling ball jumps 8 radii sideways in one frame and the tracker loses it from the next frame on (a body
+    that comes to rest where it jumped is taken into the background): the step before the loss has one neighbour,
+    but it goes farther than any turn could take it, at the body's whole size at both ends: contradicted there. The
+    same fall lost at the same frame without the jump: no jump."""
+    clip = S.drop_clip(vx=0.0)
+    at = int(round(clip.contacts_s[0] * clip.fps)) - 3
+    hidden = np.zeros(len(clip.frames), bool)
+    hidden[at + 1:] = True
+    op = MeasureOp(id="m", subject="ball", quantity="continuity")
+    moved = S.teleport(clip, at=at, dx_radii=8.0)
+    jumped = TrackMeasurer().run(op, OperationInputs(tracks={"ball": [_truth_track(moved, hidden)]}), moved.context())
+    assert jumped.state == "contradicted", (jumped.measured, jumped.reason)
+    assert (jumped.window.start_frame, jumped.window.end_frame) == (at - 1, at), jumped.window
+    fell = TrackMeasurer().run(op, OperationInputs(tracks={"ball": [_truth_track(clip, hidden)]}), clip.context())
+    assert fell.state != "contradicted", fell.measured
+
+
 def _dropped_and_pushed(ax_px_s2: float, t_count: int = 30) -> S.Synthetic:
     """A ball let go from rest at (50, 20) px that falls to the floor while a sideways acceleration of
     ``ax_px_s2`` (px/s^2, x right) acts on it until it lands; it stays where it lands."""

@@ -49,13 +49,24 @@ def continuity(op: MeasureOp, track: Track, other: Track | None, video: VideoCon
         v = np.diff(c[s:e + 1], axis=0)  # v[i] = c[s+i+1] - c[s+i]
         for i in range(len(v)):
             nb = [v[j] for j in (i - 1, i + 1) if 0 <= j < len(v)]
-            if not nb or (i == 0 and _lost_in_view(track, ok, s - 1, video)) or \
-                    (i == len(v) - 1 and _lost_in_view(track, ok, e + 1, video)):
+            if not nb:
+                continue
+            found_after_loss = i == 0 and _lost_in_view(track, ok, s - 1, video)
+            lost_after = i == len(v) - 1 and _lost_in_view(track, ok, e + 1, video)
+            if found_after_loss or lost_after:
                 # a step next to a frame where the tracker lost the body in view has one neighbour, and its blob
                 # is often a piece of a merge or a split: a body that turns there (a bounce, a fast fall found
                 # again as it lands) differs from that one step as much as a jump does. The jump across the loss
                 # is judged against the constant-velocity prediction below. (The clip's own first and last steps,
-                # and a step out of the picture, are judged: nothing was lost there.)
+                # and a step out of the picture, are judged: nothing was lost there.) The last step before the
+                # body is lost is judged all the same when it goes sideways farther than its motion before could
+                # take it (``_jump_beside_a_loss``).
+                size = (_jump_beside_a_loss(track, s + i, v[i], nb[0], r, tol.teleport_radii)
+                        if lost_after and not found_after_loss else None)
+                if (size is not None and _same_look(video, track, s + i, s + i + 1)
+                        and not still_there(video, track, s + i, s + i + 1)
+                        and not still_there(video, track, s + i + 1, s + i)):
+                    jumps.append((s + i, s + i + 1, size))
                 continue
             ref = np.mean(nb, axis=0)
             spike = float(np.linalg.norm(v[i] - ref)) / r
@@ -116,6 +127,26 @@ def continuity(op: MeasureOp, track: Track, other: Track | None, video: VideoCon
         return unknown(f"{len(skipped)} jump(s) across a long frame interval (variable frame rate): not judged",
                        required=req, skipped=skipped)
     return measurement("supported", req, "no jump beyond the neighbouring velocities", radius_px=r)
+
+
+def _jump_beside_a_loss(track: Track, k: int, step: np.ndarray, before: np.ndarray, r: float,
+                        teleport_radii: float, max_area_ratio: float = 1.5) -> float | None:
+    """The step from frame ``k`` to ``k + 1`` (``step`` px, (dx, dy)), the last before the tracker loses the body
+    in view, after the step ``before`` it: a jump (its length in radii ``r``) when it goes sideways ``teleport_radii``
+    farther than twice the sideways step before (gravity changes only the vertical speed, and a turn - a bounce off a
+    wall - reverses or bends the motion at no more than its speed; a merge or a split shifts the centre by a radius or
+    two) and the blob at both ends is the whole body at its usual size (areas within x``max_area_ratio`` of each other
+    and of the track's median: no piece, no merge); else None."""
+    if abs(float(step[0])) / r <= teleport_radii + 2.0 * abs(float(before[0])) / r:
+        return None
+    length = float(np.linalg.norm(step)) / r
+    area = np.asarray(track.area_px, float)
+    usual = float(np.median(area[observed(track)]))
+    ends = area[[k, k + 1]]
+    if usual <= 0 or ends.min() <= 0 or max(ends.max() / ends.min(), ends.max() / usual,
+                                             usual / ends.min()) > max_area_ratio:
+        return None
+    return length
 
 
 def _beyond_fragments(jumps: list[tuple[int, int, float]], track: Track, r: float, teleport_radii: float,
