@@ -42,6 +42,13 @@ def continuity(op: MeasureOp, track: Track, other: Track | None, video: VideoCon
     r = radius(track)
     c = track.centroid_px
     ok = observed(track)
+
+    def moved_whole(a: int, b: int) -> bool:
+        """Frames ``a`` and ``b`` show the same body (its look), and neither place still holds it after: the body
+        itself went from one place to the other, not the tracker from one blob to another."""
+        return (_same_look(video, track, a, b) and not still_there(video, track, a, b)
+                and not still_there(video, track, b, a))
+
     jumps = []
     for s, e in runs(ok):
         if e - s < 2:
@@ -63,17 +70,13 @@ def continuity(op: MeasureOp, track: Track, other: Track | None, video: VideoCon
                 # take it (``_jump_beside_a_loss``).
                 size = (_jump_beside_a_loss(track, s + i, v[i], nb[0], r, tol.teleport_radii)
                         if lost_after and not found_after_loss else None)
-                if (size is not None and _same_look(video, track, s + i, s + i + 1)
-                        and not still_there(video, track, s + i, s + i + 1)
-                        and not still_there(video, track, s + i + 1, s + i)):
+                if size is not None and moved_whole(s + i, s + i + 1):
                     jumps.append((s + i, s + i + 1, size))
                 continue
             ref = np.mean(nb, axis=0)
             spike = float(np.linalg.norm(v[i] - ref)) / r
             change = float(np.linalg.norm(nb[-1] - nb[0])) / r if len(nb) == 2 else 0.0
-            if (spike > tol.teleport_radii and spike > 1.2 * change and _same_look(video, track, s + i, s + i + 1)
-                    and not still_there(video, track, s + i, s + i + 1)
-                    and not still_there(video, track, s + i + 1, s + i)):
+            if spike > tol.teleport_radii and spike > 1.2 * change and moved_whole(s + i, s + i + 1):
                 jumps.append((s + i, s + i + 1, spike))
     # jumps across short gaps (an identity stitched from two tracklets)
     rr = runs(ok)
@@ -89,8 +92,7 @@ def continuity(op: MeasureOp, track: Track, other: Track | None, video: VideoCon
             # times the gap of where it was (down and up again), not only on the line it was falling along
             off_y = max(0.0, abs(float(c[s1, 1] - c[e0, 1])) - float(vel[1]) * gap)
             miss = min(miss, float(np.hypot(c[s1, 0] - pred[0], off_y)) / r)
-        if (miss > tol.teleport_radii + 1.0 * gap and _same_look(video, track, e0, s1)
-                and not still_there(video, track, e0, s1) and not still_there(video, track, s1, e0)):
+        if miss > tol.teleport_radii + 1.0 * gap and moved_whole(e0, s1):
             jumps.append((e0, s1, miss))
     jumps = _beyond_fragments(jumps, track, r, tol.teleport_radii)
     # a jump across a longer frame interval (a dropped or variable-rate frame) is explained by the time gap
