@@ -93,8 +93,8 @@ class TesseractReader:
         s = max(1.0, 40.0 / max(gray.shape[0], 1)) if psm == 7 else max(1.0, self.upscale_to * 4 / max(min(gray.shape), 1))
         if s > 1:
             gray = cv2.resize(gray, None, fx=s, fy=s, interpolation=cv2.INTER_CUBIC)
-        gray = (cv2.copyMakeBorder(gray, 10, 10, 10, 10, cv2.BORDER_CONSTANT, value=255) if pad_white
-                else cv2.copyMakeBorder(gray, 10, 10, 10, 10, cv2.BORDER_REPLICATE))
+        gray = cv2.copyMakeBorder(gray, 10, 10, 10, 10, cv2.BORDER_CONSTANT if pad_white else cv2.BORDER_REPLICATE,
+                                  value=255)
         data = pytesseract.image_to_data(gray, lang=self.lang, config=f"--psm {psm}",
                                          output_type=pytesseract.Output.DICT)
         words: dict[tuple[int, int, int], list[tuple[str, float]]] = {}

@@ -31,6 +31,7 @@ from typing import NamedTuple
 
 import cv2
 import numpy as np
+from scipy.ndimage import find_objects
 
 from critic.specialists.colour import name_colour, rgb_to_lab
 from critic.specialists.measure.common import measurement
@@ -54,10 +55,11 @@ def _region_stats(labels: np.ndarray, count: int) -> np.ndarray:
     """(count, 5) int: x, y, width, height and area (px) of each label 1..count-1 of ``labels`` (h, w) int (row 0,
     the background, zeros), as ``cv2.connectedComponentsWithStats`` gives them."""
     stats = np.zeros((count, 5), np.int64)
-    for i in range(1, count):
-        ys, xs = np.nonzero(labels == i)
-        if len(ys):
-            stats[i] = (xs.min(), ys.min(), xs.max() - xs.min() + 1, ys.max() - ys.min() + 1, len(ys))
+    stats[:, 4] = np.bincount(labels.ravel(), minlength=count)[:count]
+    for i, box in enumerate(find_objects(labels, max_label=count - 1), start=1):
+        if box is not None:
+            stats[i, :4] = (box[1].start, box[0].start, box[1].stop - box[1].start, box[0].stop - box[0].start)
+    stats[0] = 0
     return stats
 
 
@@ -346,10 +348,11 @@ class SceneChangeDetector:
         # before (one that leaves fast shows it at its new place just after): a body as big of its colour moving
         # within reach just then is where it came from, or went; another body moving nearby, of another colour, is not
         body = np.median(region_now if appears else region_was, axis=0)
-        shown = np.zeros((h, w), bool)  # where the body's colour shows on the other side of the change
+        moved_near = (as_it | just_before)[nearby]
+        shown = np.zeros(moved_near.shape, bool)  # within reach, where the body's colour shows on the other side
         for k in ((t - 1, t - 2) if appears else (t, t - 1)):
-            shown |= np.linalg.norm(lab[max(k, 0)] - body, axis=-1) < self.step
-        if int(((as_it | just_before) & nearby & shown).sum()) > self.max_moved_share * area:
+            shown |= np.linalg.norm(lab[max(k, 0)][nearby] - body, axis=-1) < self.step
+        if int((moved_near & shown).sum()) > self.max_moved_share * area:
             return None
         if not appears and not settled and any(moved[j][around].mean() > self.max_ring_change
                                                for j in range(t, min(t + after - 1, len(moved)))):

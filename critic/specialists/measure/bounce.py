@@ -47,9 +47,8 @@ def bounce(op: MeasureOp, track: Track, other: Track | None, video: VideoContext
     for c in bounces if axis == 1 else []:
         if c.rebound_radii > 1.15 * c.drop_radii + 0.5:
             # the frames that show it: the whole rebound, from the impact until it comes down again (the next
-            # contact; or, when it is not seen again, the top of the rebound in view): the arc is too high, not one
-            # frame of it
-            end = max(_rebound_top(track, c.frame, contacts, axis), _rebound_end(track, contacts, c.frame))
+            # contact; or, when there is none, the last frame it is seen): the arc is too high, not one frame of it
+            end = _rebound_end(track, contacts, c.frame)
             return measurement("contradicted", "rebound height <= drop height",
                                f"rebound {c.rebound_radii:.1f} radii after a drop of {c.drop_radii:.1f} radii",
                                window=video.window(max(c.frame - 1, 0), max(end, c.frame + 2)), windows=windows,
@@ -108,22 +107,3 @@ def _rebound_end(track: Track, contacts: list[Contact], frame: int) -> int:
     frame."""
     nxt = [c.frame for c in contacts if c.frame > frame]
     return nxt[0] if nxt else int(np.flatnonzero(observed(track))[-1])
-
-
-def _rebound_top(track: Track, frame: int, contacts: list[Contact], axis: int) -> int:
-    """The frame, after the contact at ``frame`` and before the rebound ends (``_rebound_end``), in which the
-    subject is farthest from where it touched along ``axis`` (1: highest above the floor, the least image y; 0:
-    farthest from the wall), over the frames it is seen in one run away from the image's edge: the top of the
-    rebound, or the last frame before it leaves the view or is lost."""
-    ok = observed(track)
-    ks = []
-    # the rebound while it stays in view (up to where it leaves, if it does)
-    for k in range(frame + 1, _rebound_end(track, contacts, frame) + 1):
-        if not ok[k] or track.touches_border[k]:
-            break
-        ks.append(k)
-    if not ks:
-        return frame
-    pos = track.centroid_px[:, axis]
-    away = (lambda k: -pos[k]) if axis == 1 else (lambda k: abs(pos[k] - pos[frame]))
-    return max(ks, key=away)

@@ -68,8 +68,7 @@ def continuity(op: MeasureOp, track: Track, other: Track | None, video: VideoCon
                 # and a step out of the picture, are judged: nothing was lost there.) The last step before the
                 # body is lost is judged all the same when it goes sideways farther than its motion before could
                 # take it (``_jump_beside_a_loss``).
-                size = (_jump_beside_a_loss(track, s + i, v[i], nb[0], r, tol.teleport_radii)
-                        if lost_after and not found_after_loss else None)
+                size = _jump_beside_a_loss(track, s + i, v[i], nb[0], r, tol.teleport_radii) if lost_after else None
                 if size is not None and moved_whole(s + i, s + i + 1):
                     jumps.append((s + i, s + i + 1, size))
                 continue
