@@ -327,7 +327,10 @@ TEXT_HOLDER_RE = re.compile(r"\b(?:an?|the)\s+(?:[a-z]+\s+){0,2}?(?:sign|banner|
                             r"placard|billboard|text|card)\b")
 SOUND_RE = re.compile(r"\b(?:(?:an?|the|with an?|loud|soft|dull|sharp|audible)\s+)*(?:[a-z]+\s+)?"
                       r"(?P<sound>thuds?|thumps?|bangs?|clacks?|clanks?|clinks?|clicks?|crash(?:es)?|knocks?|smacks?|"
-                      r"thwacks?|clatters?|pops?|sound|noise|impact sound)\b")
+                      r"thwacks?|clatters?|pops?|sound|noise|impact sound)\b"
+                      # the sound's own predicate of hearing belongs to its claim ("a knock is heard")
+                      r"(?:\s+(?:(?:is|was|are|were|can\s+be|could\s+be|will\s+be)\s+(?:(?:clearly|distinctly|"
+                      r"faintly|also|then)\s+)?(?:heard|audible)|sounds|rings\s+out|echoes|resounds)\b)?")
 #: hearing a body do something ("you can hear the grey ball tap the floor"): the verb heard is a sound
 HEAR_RE = re.compile(r"\bhear[sd]?\s+(?:(?:the|an?|one)\s+)?(?:[a-z]+\s+){0,2}?"
                      r"(?P<sound>taps?|hits?|lands?|strikes?|knocks?|bounces?|thuds?|thumps?|clacks?|clicks?|bangs?)\b")
@@ -812,14 +815,18 @@ class RulesPlanner:
         pouring, spinning ...), or an event whose subject was not found, becomes a claim a semantic verifier
         checks (``judge``): unknown without one, never silently dropped."""
         low, b = st.low, st.builder
+        # a sound named as a noun is heard ("a knock is heard"): its words are the sound's claim, not a process
+        unsounded = low
+        for a, z in st.sound_spans:
+            unsounded = unsounded[:a] + " " * (z - a) + unsounded[z:]
         for clause in cls:
             if clause.events:
                 continue
-            text = low[clause.start:clause.end]
+            text = unsounded[clause.start:clause.end]
             inside = [(x.span[0] - clause.start, x.span[1] - clause.start) for x in st.mentions]
             # a process word inside a noun phrase is an adjective ("an empty rubber balloon")
             if not (any(not any(a <= m.start() < b for a, b in inside) for m in JUDGED_PROCESS_RE.finditer(text))
-                    or _has_event(text) or (_in_sequence(cls, clause) and _has_action(low, clause.start, clause.end))):
+                    or _has_event(text) or (_in_sequence(cls, clause) and _has_action(unsounded, clause.start, clause.end))):
                 continue
             subjects = st.subjects_in(clause.start, clause.end)
             if DEFORMING_RE.search(text):

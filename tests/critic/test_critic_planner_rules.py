@@ -189,6 +189,25 @@ def test_pronouns_and_definite_mentions_bind_existing_subjects():
     assert bounce.subject == "red_ball"
 
 
+@pytest.mark.parametrize("prompt, sound", [
+    ("A purple ball falls, and a knock is heard when an orange ball lands.", "a knock is heard"),
+    ("A knock can be heard as the ball lands.", "A knock can be heard"),
+    ("A thud sounds when the ball lands.", "A thud sounds"),
+    ("A ball falls. A loud bang is clearly audible.", "A loud bang is clearly audible"),
+])
+def test_a_sound_with_its_own_verb_of_hearing_is_one_sound_claim(prompt, sound):
+    """"a knock is heard when the ball lands": the passive of hearing is the sound's predicate, so its words join
+    the sound's claim (heard by the audio instrument), not a process put to the semantic judge, nor left unplanned."""
+    p = plan_of(prompt)
+    e = explicit(p)
+    assert [c["op"] for c in e[sound]] == ["hear"]
+    assert not [op for op in p.operations if op.op == "judge"]
+    assert p.unplanned == []
+    if "when" in prompt or "as the" in prompt:
+        durings = [op for op in p.operations if op.op == "during"]
+        assert len(durings) == 1 and p.op(durings[0].a.op).op == "hear" and durings[0].b.event == "contact"
+
+
 def test_a_definite_other_word_for_the_same_kind_in_the_same_colour_binds_the_body_named_before():
     """ "A blue ball ... the blue sphere": one body, not two subjects competing for one track; an indefinite "a red
     sphere" beside "a red ball" is a second body, and so is "the blue sphere" after a red ball."""
