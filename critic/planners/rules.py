@@ -753,8 +753,14 @@ class RulesPlanner:
         if pron in ("each other", "one another") and other is None:
             other = subject  # "the balls hit each other": its instances with each other
         elif pron:
-            other = next((x.subject for x in st.mentions if x.span == (m.start("pron"), m.end("pron"))
-                          and x.subject != subject), None)
+            # ``m`` matched within its clause: its positions are offset from the prompt's by the clause's start
+            at = (s - m.start() + m.start("pron"), s - m.start() + m.end("pron"))
+            other = next((x.subject for x in st.mentions if x.span == at and x.subject != subject), None)
+            if other is None:
+                # the object of a verb is not its own subject ("the cylinder topples after the ball hits it": "it"
+                # is the cylinder, the body named before the ball): the nearest body named before it but the actor
+                other = next((x.subject for x in reversed(st.mentions) if x.span[1] <= at[0]
+                              and x.subject != subject), None)
         if obj:
             last = obj.split()[-1]
             if last in SURFACES:

@@ -208,6 +208,20 @@ def test_a_sound_with_its_own_verb_of_hearing_is_one_sound_claim(prompt, sound):
         assert len(durings) == 1 and p.op(durings[0].a.op).op == "hear" and durings[0].b.event == "contact"
 
 
+@pytest.mark.parametrize("prompt, actor, partner", [
+    ("A ball rolls toward a cylinder on a mat and knocks it down.", "ball", "cylinder"),
+    ("The black cylinder topples after the green ball hits it.", "green_ball", "black_cylinder"),
+    ("The red ball rolls; then the blue ball hits it.", "blue_ball", "red_ball"),
+])
+def test_a_pronoun_partner_in_any_clause_is_the_body_named_before_it_other_than_the_actor(prompt, actor, partner):
+    """"... and knocks it down": "it" is a body named before it, never the verb's own subject, in whichever clause the
+    verb stands (its match is read within the clause, so its positions are the clause's, not the prompt's)."""
+    p = plan_of(prompt)
+    hits = [op for op in p.operations if op.op == "measure" and op.quantity == "collision_response"]
+    assert [(op.subject, op.other) for op in hits] == [(actor, partner)]
+    assert not [op for op in p.operations if op.op == "judge"]
+
+
 def test_a_definite_other_word_for_the_same_kind_in_the_same_colour_binds_the_body_named_before():
     """ "A blue ball ... the blue sphere": one body, not two subjects competing for one track; an indefinite "a red
     sphere" beside "a red ball" is a second body, and so is "the blue sphere" after a red ball."""
