@@ -348,6 +348,29 @@ def test_a_body_at_rest_when_the_clip_opens_that_rises_by_itself_is_unsupported(
     assert measure(away, "support").state != "contradicted", measure(away, "support").measured
 
 
+def test_a_body_that_leaves_the_floor_at_once_by_itself_is_unsupported():
+    """A ball lying on the floor for six frames that then leaves it straight up at 150 px/s, slowed by gravity (a
+    landing played backwards): nothing launched it, so support is contradicted from its last frame on the floor
+    over the rise. The same ball knocked away along a floor seen from above (climbing the image at the same speed,
+    slowed only by rolling friction) is no such rise."""
+    t_count, rest = 36, 6
+    t = np.clip(np.arange(t_count) - (rest - 1), 0, None) / S.FPS
+    ground = S.FLOOR_Y - S.RADIUS
+
+    def clip(y):
+        ball = S.Ball(np.stack([np.full(t_count, 80.0), y], 1), np.full(t_count, S.RADIUS), np.ones(t_count, bool),
+                      S.COLORS["red"])
+        return S.Synthetic(frames=S.draw(S.background(), [ball], t_count), fps=S.FPS, audio=None,
+                           audio_rate_hz=S.AUDIO_RATE, balls={"ball": ball}, contacts_s=[])
+
+    launched = clip(np.minimum(ground, ground - (150.0 * t - 0.5 * S.G_PX * t ** 2)))
+    m = measure(launched, "support")
+    assert m.state == "contradicted" and "leaves the floor" in m.measured, (m.measured, m.reason)
+    assert m.window.start_frame == rest - 1 and m.window.end_frame >= rest + 4
+    knocked = clip(ground - (150.0 * t - 0.5 * 30.0 * t ** 2))
+    assert measure(knocked, "support").state == "supported", measure(knocked, "support").measured
+
+
 def test_a_flight_stopped_in_its_first_frames_and_resumed_is_unsupported():
     """A ball thrown up at 150 px/s (30 radii/s) from 60 px stops at frame 2, when the clip has shown only two
     steps of its flight, hangs there for 12 frames (0.5 s) and goes on as thrown: support is contradicted over

@@ -2,7 +2,7 @@
 
 ``free_fall`` fits a parabola to each airborne run of the height (radii, y down) and reads its acceleration;
 ``support`` looks for stationary runs in mid-air, well above a level the subject had already landed on, for rises
-from rest with nothing launching them, and for airborne runs (the same fits) that speed up upward.
+from rest or from the floor with nothing launching them, and for airborne runs (the same fits) that speed up upward.
 """
 
 from __future__ import annotations
@@ -354,8 +354,8 @@ def _let_go_by_nothing(track: Track, ok: np.ndarray, frames: np.ndarray, e: int,
 def _rises_unaided(track: Track, r: float) -> list[tuple[int, int, str]]:
     """Rises no unsupported body makes: from a rest, up more than 1.5 radii within half a second, faster and
     faster (pushed up all the way: :func:`_pushed_up`), or a rebound much higher than a drop that began at rest at
-    its apex (energy from nowhere, as in a fall played backwards). At the same apparent size throughout (not a move
-    in depth).
+    its apex (energy from nowhere, as in a fall played backwards), or a body lying on the floor that leaves it at
+    once (:func:`_leaves_the_floor`). At the same apparent size throughout (not a move in depth).
 
     A rest is a stationary run, or the clip's opening frames (two or more) in which the body stands still: a body
     the clip opens on at rest has rested there for as long as anyone can tell, however soon it moves."""
@@ -387,11 +387,56 @@ def _rises_unaided(track: Track, r: float) -> list[tuple[int, int, str]]:
                     out.append((e, top, f"rises {(bottom[e] - bottom[f]) / r:.1f} radii from rest within "
                                         f"{t[f] - t[e]:.2f} s, with nothing launching it"))
                     break
+    out += _leaves_the_floor(track, r, size)
     for c in floor_contacts(track):
         if c.kind == "bounce" and c.from_apex and c.rebound_radii > 1.3 * c.drop_radii + 0.75:
             out.append((max(c.frame - 1, 0), c.frame + 2, f"rebounds {c.rebound_radii:.1f} radii after a fall of "
                         f"{c.drop_radii:.1f} radii from rest: gains height with nothing pushing it"))
     return sorted(out)
+
+
+def _leaves_the_floor(track: Track, r: float, size: np.ndarray, *, on_floor_frames: int = 3,
+                      level_radii: float = 0.5, min_launch_radii: float = 1.0, min_rise_radii: float = 1.5
+                      ) -> list[tuple[int, int, str]]:
+    """A body on the lowest level it is ever seen at (at rest or sliding along it, its bottom level over
+    ``on_floor_frames`` observed frames) that leaves it upward at once: its first step up ``min_launch_radii`` or
+    more and over twice its sideways step before (not a ramp), then rising slower frame by frame, braked as a free
+    rise is (``SLOW_MOTION_ACCEL_RADII`` or more, the least gravity the fall checks take), ``min_rise_radii`` or more
+    in all, at one size. Nothing on a floor takes off by itself: a bounce comes down onto the floor first, a throw
+    starts in a hand above it; a fall played backwards does it (the landing reversed)."""
+    ok = observed(track)
+    y, x, bottom = track.centroid_px[:, 1], track.centroid_px[:, 0], track.boxes_xyxy[:, 3]
+    lowest = float(np.nanmax(np.where(ok, bottom, np.nan))) if ok.any() else np.nan
+    n = on_floor_frames
+    for f in range(n, len(y) - 2):
+        before = slice(f - n, f)
+        if not ok[before].all() or not ok[f:f + 3].all():
+            continue
+        flat = np.ptp(bottom[before]) <= level_radii * r and np.abs(np.diff(y[before])).max() <= level_radii * r
+        if not flat or bottom[f - 1] < lowest - level_radii * r:
+            continue  # not lying on the lowest level it reaches (a hand above the floor, a ledge)
+        steps = y[f - 1:f + 3] - y[f - 2:f + 2]  # the step into f-1 (on the floor), then three steps up
+        launch = -steps[1]
+        if launch < min_launch_radii * r or launch < 2.0 * abs(x[f - 1] - x[f - 2]):
+            continue
+        rise = -steps[1:]
+        dt = float(np.median(np.diff(track.times_s[f - 1:f + 3])))
+        braking = -float(np.mean(np.diff(rise))) / (dt * dt * r) if dt > 0 else 0.0  # radii/s^2
+        if not (rise > 0).all() or not (np.diff(rise) < 0).all() or braking < SLOW_MOTION_ACCEL_RADII:
+            # not a free rise at once, slowed by gravity (a ball knocked away along a floor seen from above
+            # climbs the image too, slowed only by rolling friction)
+            continue
+        top = f + 2
+        while top + 1 < len(y) and ok[top + 1] and y[top + 1] < y[top]:
+            top += 1
+        height = (bottom[f - 1] - float(np.nanmin(bottom[f:top + 1]))) / r
+        sizes = size[f - 1:top + 1]
+        if height < min_rise_radii or np.nanmax(sizes) / np.nanmin(sizes) >= 1.2:
+            continue
+        return [(f - 1, top, f"leaves the floor it lay on at once, {launch / r:.1f} radii up in one frame, and "
+                             f"rises {height:.1f} radii slower and slower, with nothing launching it (a landing "
+                             "played backwards)")]
+    return []
 
 
 def _pushed_up(t: np.ndarray, y: np.ndarray) -> bool:
