@@ -661,6 +661,39 @@ def test_the_same_picture_shown_again_is_held_frames():
     assert TrackMeasurer().run(op, OperationInputs(tracks={"ball": [tr]}), video).state == "supported"
 
 
+def test_a_slow_body_in_a_held_picture_of_a_coded_clip_is_held_frames():
+    """A ball of radius 10 rolling right at 2 px a frame (a fifth of its radius) in a clip whose pixels carry coding
+    noise of up to 22 levels from frame to frame; frames 10-14 repeat frame 10 (noise and all, coded again) and it
+    rolls on as before: the clip was held (continuity contradicted over frames 10-14). Rolled throughout: supported.
+    And a picture held while the track moves on through it is a body too faint to change the picture, not a hold."""
+    t, rng = 30, np.random.default_rng(0)
+
+    def clip(hold: bool, track_moves_in_hold: bool = False):
+        x = 10 + 2 * np.arange(t)
+        if hold:
+            x = np.concatenate([x[:11], np.full(4, x[10]), x[11:t - 4]])
+        frames = np.full((t, 60, 160, 3), 90, np.int16)
+        for k in range(t):
+            frames[k, 20:40, x[k]:x[k] + 20] = (220, 40, 40)
+        frames = frames + rng.integers(-11, 12, frames.shape)
+        track_x = 10 + 2 * np.arange(t) if track_moves_in_hold else x
+        xy = np.stack([track_x + 9.5, np.full(t, 29.5)], 1).astype(float)
+        tr = Track(subject="ball", identity=0, boxes_xyxy=np.concatenate([xy - 9.5, xy + 9.5], 1), centroid_px=xy,
+                   area_px=np.full(t, 400.0), visible=np.ones(t, bool), coasted=np.zeros(t, bool),
+                   touches_border=np.zeros(t, bool), times_s=np.arange(t) / 10.0,
+                   meta={"binding": {"by": "color", "candidates": 1, "confident": True}})
+        return context_from_arrays(np.clip(frames, 0, 255).astype(np.uint8), 10.0), tr
+
+    op = MeasureOp(id="m", subject="ball", quantity="continuity")
+    video, tr = clip(hold=True)
+    held = TrackMeasurer().run(op, OperationInputs(tracks={"ball": [tr]}), video)
+    assert held.state == "contradicted" and (held.window.start_frame, held.window.end_frame) == (10, 14), held.measured
+    video, tr = clip(hold=False)
+    assert TrackMeasurer().run(op, OperationInputs(tracks={"ball": [tr]}), video).state == "supported"
+    video, tr = clip(hold=True, track_moves_in_hold=True)
+    assert TrackMeasurer().run(op, OperationInputs(tracks={"ball": [tr]}), video).state != "contradicted"
+
+
 def _sliding_block(positions_px: np.ndarray, fps: float = 12.5):
     """A 16 px checkered block on a plain floor at x = ``positions_px`` (one per frame), and its track."""
     t = len(positions_px)

@@ -327,28 +327,65 @@ def still_transitions(video: VideoContext, max_diff: int = 20) -> np.ndarray:
     return memo[max_diff]
 
 
-def _held_frames(track: Track, video: VideoContext, r: float, min_step_radii: float = 0.3
-                 ) -> list[tuple[int, int, float, float]]:
+def _held_frames(track: Track, video: VideoContext, r: float, min_step_radii: float = 0.3, min_slow_radii: float = 0.15,
+                 min_step_px: float = 1.0, coded_again_diff: int = 30, min_held_steps: int = 3,
+                 still_radii: float = 0.15) -> list[tuple[int, int, float, float]]:
     """Runs of the same picture shown again (``still_transitions``) over which the subject, moving before and after,
-    carries on the same way (steps of at least ``min_step_radii`` radii per frame just before and just after,
-    within x2 of each other and 45 degrees): the clip, not the body, stopped. -> (first, last frame, speed before,
-    speed after) radii/s."""
+    carries on the same way (within x2 of its speed and 45 degrees): the clip, not the body, stopped. Read two ways:
+
+    * the picture repeated as it was coded (within ``still_transitions``' own 20 levels), the step just before and
+      the step just after each of ``min_step_radii`` or more;
+    * a picture coded again at each repeat (a real clip's frames then differ by up to about 22 levels where a body
+      moving a pixel changes them by a hundred, so within ``coded_again_diff``), held ``min_held_steps`` frame steps
+      or more (a source at half the container's rate repeats each picture once or twice), the subject still over
+      them (every step under ``still_radii``: a faint body can move through pictures that barely change), read from
+      the mean of two or three steps on each side (``min_slow_radii`` and ``min_step_px`` per frame or more, every
+      step within 45 degrees of the mean): a slowly rolling ball's fifth of a radius a frame, beyond the tracker's
+      jitter over several steps though not over one.
+
+    -> (first, last frame, speed before, speed after) radii/s, in frame order."""
     c, t = track.centroid_px, track.times_s
     ok = observed(track)
-    out = []
+    dt = float(np.median(np.diff(t))) if len(t) > 1 else 1.0
+
+    def mean_step(a: int, b: int, least: float) -> np.ndarray | None:
+        """The mean step (radii per frame) over frames ``a..b``, all observed, of ``least`` radii or more, each step
+        within 45 degrees of it."""
+        if a < 0 or b >= len(c) or not ok[a:b + 1].all():
+            return None
+        each = np.diff(c[a:b + 1], axis=0) / r
+        mean = each.mean(axis=0)
+        n = float(np.linalg.norm(mean))
+        lengths = np.linalg.norm(each, axis=1)
+        if n < least or (lengths <= 0).any() or ((each @ mean) / (lengths * n) < np.cos(np.radians(45))).any():
+            return None
+        return mean
+
+    def carries_on(u: np.ndarray | None, v: np.ndarray | None) -> bool:
+        if u is None or v is None:
+            return False
+        nu, nv = float(np.linalg.norm(u)), float(np.linalg.norm(v))
+        return max(nu, nv) <= 2.0 * min(nu, nv) and float(np.dot(u, v)) / (nu * nv) >= np.cos(np.radians(45))
+
+    found: dict[tuple[int, int], tuple[float, float]] = {}
     for s, e in runs(still_transitions(video)):
         first, last = s, e + 1  # frames first..last show one picture
-        if first < 1 or last + 1 >= len(c) or not ok[[first - 1, first, last, last + 1]].all():
+        u, v = mean_step(first - 1, first, min_step_radii), mean_step(last, last + 1, min_step_radii)
+        if carries_on(u, v):
+            found[(first, last)] = (float(np.linalg.norm(u)) / dt, float(np.linalg.norm(v)) / dt)
+    slow = max(min_slow_radii, min_step_px / r)
+    for s, e in runs(still_transitions(video, coded_again_diff)):
+        first, last = s, e + 1
+        if last - first < min_held_steps or (first, last) in found or not ok[first:last + 1].all() \
+                or (np.linalg.norm(np.diff(c[first:last + 1], axis=0), axis=1) / r >= still_radii).any():
             continue
-        u = (c[first] - c[first - 1]) / r
-        v = (c[last + 1] - c[last]) / r
-        nu, nv = float(np.linalg.norm(u)), float(np.linalg.norm(v))
-        if min(nu, nv) < min_step_radii or max(nu, nv) > 2.0 * min(nu, nv) \
-                or float(np.dot(u, v)) / (nu * nv) < np.cos(np.radians(45)):
-            continue
-        dt = float(np.median(np.diff(t))) if len(t) > 1 else 1.0
-        out.append((first, last, nu / dt, nv / dt))
-    return out
+        for k in (2, 3):  # as many steps on each side, the fewest that show motion
+            u, v = mean_step(first - k, first, slow), mean_step(last, last + k, slow)
+            if u is not None and v is not None:
+                if carries_on(u, v):
+                    found[(first, last)] = (float(np.linalg.norm(u)) / dt, float(np.linalg.norm(v)) / dt)
+                break
+    return [(first, last, *speeds) for (first, last), speeds in sorted(found.items())]
 
 
 def permanence(op: MeasureOp, track: Track, other: Track | None, video: VideoContext, tol: Tolerances) -> Measurement:
