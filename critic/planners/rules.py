@@ -554,8 +554,9 @@ class RulesPlanner:
         low = st.low
         found: list[tuple[int, int, re.Match]] = []
         for m in MENTION_RE.finditer(low):
-            if m.group("noun") in ("can", "cans") and not (m.group("det") or m.group("adj")):
-                continue  # "a ball can roll": the modal, not a tin
+            if m.group("noun") in ("can", "cans") and (not (m.group("det") or m.group("adj")) or re.match(
+                    r"\s+(?:be|not|also|still|only|clearly|easily)\b", low[m.end():])):
+                continue  # "a ball can roll", "a knock can be heard": the modal, not a tin
             found.append((m.start(), m.end(), m))
         # any other noun right before an event verb is a subject too ("a zorblax falls", "a wooden plank slides")
         for m in GENERIC_RE.finditer(low):
@@ -646,9 +647,7 @@ class RulesPlanner:
     def _events(self, st: ParseState, cls: list[Clause]) -> str:
         low, b = st.low, st.builder
         masked = low
-        # a sound named as a noun ("with a clear knock", "a loud bang") is heard, not done: its word is no event
-        nouns = [(a, z) for a, z in st.sound_spans if re.match(r"(?:with\s+)?(?:an?|the)\s", low[a:z])
-                 and not any(x.span[0] < z and a < x.span[1] for x in st.mentions)]
+        nouns = _sound_nouns(st)
         for ci, clause in enumerate(cls):
             hits = [h for h in _hits(masked, clause.start, clause.end, low, st.mentions)
                     if not any(a <= h[0] and h[1] <= z for a, z in nouns)]
@@ -823,7 +822,7 @@ class RulesPlanner:
         low, b = st.low, st.builder
         # a sound named as a noun is heard ("a knock is heard"): its words are the sound's claim, not a process
         unsounded = low
-        for a, z in st.sound_spans:
+        for a, z in _sound_nouns(st):
             unsounded = unsounded[:a] + " " * (z - a) + unsounded[z:]
         for clause in cls:
             if clause.events:
@@ -832,7 +831,8 @@ class RulesPlanner:
             inside = [(x.span[0] - clause.start, x.span[1] - clause.start) for x in st.mentions]
             # a process word inside a noun phrase is an adjective ("an empty rubber balloon")
             if not (any(not any(a <= m.start() < b for a, b in inside) for m in JUDGED_PROCESS_RE.finditer(text))
-                    or _has_event(text) or (_in_sequence(cls, clause) and _has_action(unsounded, clause.start, clause.end))):
+                    or _has_event(text)
+                    or (_in_sequence(cls, clause) and _has_action(unsounded, clause.start, clause.end))):
                 continue
             subjects = st.subjects_in(clause.start, clause.end)
             if DEFORMING_RE.search(text):
@@ -1186,6 +1186,13 @@ def _compound(low: str, first: tuple[int, int, re.Match], second: tuple[int, int
 _ACTION_RE = re.compile(r"\b(?:is|are|was|were|starts?|started|begins?|began|keeps?|kept|continues?|stops?|then)\s+"
                         r"(?:[a-z]+ly\s+)?[a-z]{3,}\b|\b(?:he|she|it|they|someone|somebody)\s+(?:[a-z]+ly\s+)?"
                         r"(?!is\b|are\b|was\b|were\b|has\b|have\b|had\b)[a-z]{3,}\b|\b[a-z]{3,}ing\b")
+
+
+def _sound_nouns(st: ParseState) -> list[tuple[int, int]]:
+    """The spans of sounds named as nouns ("with a clear knock", "a loud bang is heard"): heard, not done, so their
+    words are neither an event nor a process (a span that overlaps a body's mention is not one)."""
+    return [(a, z) for a, z in st.sound_spans if re.match(r"(?:with\s+)?(?:an?|the)\s", st.low[a:z])
+            and not any(x.span[0] < z and a < x.span[1] for x in st.mentions)]
 
 
 def _in_sequence(cls: list[Clause], clause: Clause) -> bool:
