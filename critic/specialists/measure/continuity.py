@@ -315,16 +315,21 @@ def _moves_nearby(video: VideoContext, track: Track, s: int, r: float, reach_rad
 def still_transitions(video: VideoContext, max_diff: int = 20) -> np.ndarray:
     """(T-1,) bool: no pixel of the picture changes from frame k to k+1 by more than ``max_diff`` of 255 in any
     channel (what lossy coding leaves of one picture coded twice). Rendered frames of a scene where something
-    moves never repeat, and a camera's frames never do: a run of them is the same frame shown again."""
-    memo = video.__dict__.setdefault("_still_transitions", {})
-    if max_diff not in memo:
+    moves never repeat, and a camera's frames never do: a run of them is the same frame shown again. Read from
+    :func:`step_max_diffs`, so every threshold shares one pass over the frames."""
+    return step_max_diffs(video) <= max_diff
+
+
+def step_max_diffs(video: VideoContext) -> np.ndarray:
+    """(T-1,) int: the largest change of any pixel in any channel from frame k to k+1 (of 255), memoised on
+    ``video``."""
+    memo = video.__dict__
+    if "_step_max_diffs" not in memo:
         f = video.frames
-        out = np.zeros(max(len(f) - 1, 0), bool)
-        for k in range(len(f) - 1):
-            out[k] = int(cv2.absdiff(f[k + 1], f[k]).max()) <= max_diff  # uint8 |a - b| without widening
+        out = np.array([int(cv2.absdiff(f[k + 1], f[k]).max()) for k in range(len(f) - 1)], np.int64)  # uint8 |a-b|
         out.setflags(write=False)
-        memo[max_diff] = out
-    return memo[max_diff]
+        memo["_step_max_diffs"] = out
+    return memo["_step_max_diffs"]
 
 
 def _held_frames(track: Track, video: VideoContext, r: float, min_step_radii: float = 0.3, min_slow_radii: float = 0.15,
@@ -361,18 +366,21 @@ def _held_frames(track: Track, video: VideoContext, r: float, min_step_radii: fl
             return None
         return mean
 
-    def carries_on(u: np.ndarray | None, v: np.ndarray | None) -> bool:
+    def carries_on(u: np.ndarray | None, v: np.ndarray | None) -> tuple[float, float] | None:
+        """The speeds before and after (radii/s) when the two steps go the same way, else None."""
         if u is None or v is None:
-            return False
+            return None
         nu, nv = float(np.linalg.norm(u)), float(np.linalg.norm(v))
-        return max(nu, nv) <= 2.0 * min(nu, nv) and float(np.dot(u, v)) / (nu * nv) >= np.cos(np.radians(45))
+        if max(nu, nv) > 2.0 * min(nu, nv) or float(np.dot(u, v)) / (nu * nv) < np.cos(np.radians(45)):
+            return None
+        return nu / dt, nv / dt
 
     found: dict[tuple[int, int], tuple[float, float]] = {}
     for s, e in runs(still_transitions(video)):
         first, last = s, e + 1  # frames first..last show one picture
-        u, v = mean_step(first - 1, first, min_step_radii), mean_step(last, last + 1, min_step_radii)
-        if carries_on(u, v):
-            found[(first, last)] = (float(np.linalg.norm(u)) / dt, float(np.linalg.norm(v)) / dt)
+        speeds = carries_on(mean_step(first - 1, first, min_step_radii), mean_step(last, last + 1, min_step_radii))
+        if speeds is not None:
+            found[(first, last)] = speeds
     slow = max(min_slow_radii, min_step_px / r)
     for s, e in runs(still_transitions(video, coded_again_diff)):
         first, last = s, e + 1
@@ -382,8 +390,9 @@ def _held_frames(track: Track, video: VideoContext, r: float, min_step_radii: fl
         for k in (2, 3):  # as many steps on each side, the fewest that show motion
             u, v = mean_step(first - k, first, slow), mean_step(last, last + k, slow)
             if u is not None and v is not None:
-                if carries_on(u, v):
-                    found[(first, last)] = (float(np.linalg.norm(u)) / dt, float(np.linalg.norm(v)) / dt)
+                speeds = carries_on(u, v)
+                if speeds is not None:
+                    found[(first, last)] = speeds
                 break
     return [(first, last, *speeds) for (first, last), speeds in sorted(found.items())]
 

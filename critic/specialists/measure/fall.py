@@ -381,9 +381,7 @@ def _rises_unaided(track: Track, r: float) -> list[tuple[int, int, str]]:
                 if (f - e >= 3 and (y[e] - y[f]) / r > 1.5 and climb.size >= 3 and (climb < 0).all()
                         and np.nanmax(size[e:f + 1]) / np.nanmin(size[e:f + 1]) < 1.2
                         and _pushed_up(t[e:f + 1], y[e:f + 1])):
-                    top = f  # the window is the whole rise, from the last frame at rest
-                    while top + 1 < len(t) and ok[top + 1] and y[top + 1] < y[top]:
-                        top += 1
+                    top = _top_of_rise(y, ok, f)  # the window is the whole rise, from the last frame at rest
                     out.append((e, top, f"rises {(bottom[e] - bottom[f]) / r:.1f} radii from rest within "
                                         f"{t[f] - t[e]:.2f} s, with nothing launching it"))
                     break
@@ -420,15 +418,12 @@ def _leaves_the_floor(track: Track, r: float, size: np.ndarray, *, on_floor_fram
         if launch < min_launch_radii * r or launch < 2.0 * abs(x[f - 1] - x[f - 2]):
             continue
         rise = -steps[1:]
-        dt = float(np.median(np.diff(track.times_s[f - 1:f + 3])))
-        braking = -float(np.mean(np.diff(rise))) / (dt * dt * r) if dt > 0 else 0.0  # radii/s^2
-        if not (rise > 0).all() or not (np.diff(rise) < 0).all() or braking < SLOW_MOTION_ACCEL_RADII:
-            # not a free rise at once, slowed by gravity (a ball knocked away along a floor seen from above
-            # climbs the image too, slowed only by rolling friction)
+        if not (rise > 0).all() or not (np.diff(rise) < 0).all() \
+                or quadratic_motion(track.times_s[f - 1:f + 3], y[f - 1:f + 3])[0] / r < SLOW_MOTION_ACCEL_RADII:
+            # not a free rise at once, braked by gravity (y down: the fitted acceleration points down; a ball
+            # knocked away along a floor seen from above climbs the image too, slowed only by rolling friction)
             continue
-        top = f + 2
-        while top + 1 < len(y) and ok[top + 1] and y[top + 1] < y[top]:
-            top += 1
+        top = _top_of_rise(y, ok, f + 2)
         height = (bottom[f - 1] - float(np.nanmin(bottom[f:top + 1]))) / r
         sizes = size[f - 1:top + 1]
         if height < min_rise_radii or np.nanmax(sizes) / np.nanmin(sizes) >= 1.2:
@@ -437,6 +432,14 @@ def _leaves_the_floor(track: Track, r: float, size: np.ndarray, *, on_floor_fram
                              f"rises {height:.1f} radii slower and slower, with nothing launching it (a landing "
                              "played backwards)")]
     return []
+
+
+def _top_of_rise(y: np.ndarray, ok: np.ndarray, k: int) -> int:
+    """The last frame of the rise that frame ``k`` is in: it goes on while the next frame is observed and higher
+    (``y`` centre rows, down)."""
+    while k + 1 < len(y) and ok[k + 1] and y[k + 1] < y[k]:
+        k += 1
+    return k
 
 
 def _pushed_up(t: np.ndarray, y: np.ndarray) -> bool:
