@@ -25,7 +25,9 @@ Pipeline (docs/architecture.md §10, about 15 ms/frame at 848x480 on one core):
    and size priors of the noun, motion and presence; plural subjects take the remaining identities of their
    colour (or the movers). A named colour that no moving identity has is looked for by colour alone (an object
    that never moves is part of the median background); a singular subject found so among several blobs of its
-   colour takes the only one that moves, else it is not firm;
+   colour takes the only one that moves, else it is not firm; last, a singular subject still unfound takes the one
+   tracklet of its colour seen in exactly the clip's first two frames or its last two (``at_clip_edge``: tracklets
+   shorter than ``min_track_frames`` are dropped, but a body that vanishes at the third frame shows no more);
 5. binding evidence: each bound track records in ``meta["binding"]`` how it was found (colour, shape/size or
    motion), how many identities fit within the decision margin and whether the binding is firm. A binding
    whose assignment wins by under the margin, rests on motion and presence alone on a still blob, or whose
@@ -187,6 +189,9 @@ class TrackingResult:
     threshold: float
     #: (T, 2, 3) transforms from each frame's pixels to the first frame's (identities for a still camera)
     camera: np.ndarray | None = None
+    #: tracklets seen in exactly the clip's first two frames or its last two (``at_clip_edge``), kept apart from
+    #: ``tracks`` (too short for them); their colours are in ``colors_rgb``
+    edge_tracks: list[Track] = field(default_factory=list)
 
 
 class BackgroundTracker:
@@ -340,13 +345,14 @@ class BackgroundTracker:
             for tr in finished:
                 for k in self._static_ghost_frames(tr, frames, bg, thr):
                     del tr.frames[k]
-        tracks, colors = [], {}
+        tracks, colors, edge = [], {}, []
         for tr in sorted(finished, key=lambda x: x.identity):
             track = self._to_track(tr, times_s)
-            if int(track.visible.sum()) >= self.min_track_frames:
-                tracks.append(track)
+            if int(track.visible.sum()) >= self.min_track_frames or at_clip_edge(track):
+                (tracks if int(track.visible.sum()) >= self.min_track_frames else edge).append(track)
                 colors[tr.identity] = tr.seen_rgb()
-        return TrackingResult(tracks=tracks, colors_rgb=colors, background=bg, threshold=thr, camera=camera)
+        return TrackingResult(tracks=tracks, colors_rgb=colors, background=bg, threshold=thr, camera=camera,
+                              edge_tracks=edge)
 
     def _associate(self, frames: np.ndarray, bg: np.ndarray, thr: float, color: str | None, max_coast: int,
                    chroma_gap: int) -> list[_Tracklet]:
@@ -656,6 +662,18 @@ def stitch(tracks: list[Track], subject: str, colors: dict[int, np.ndarray] | No
     return out
 
 
+def at_clip_edge(track: Track) -> bool:
+    """A tracklet seen in exactly the clip's first two frames or its last two, away from the image's edge: a body
+    that vanishes in place at the clip's third frame (or appears at its last but one) is seen in no more than that,
+    and a body is seen for as long as the clip shows it. Two frames in the middle of a clip are a flicker, and one
+    frame is always one."""
+    vis = np.flatnonzero(track.visible)
+    t_count = len(track.visible)
+    if len(vis) != 2 or t_count < 6 or np.asarray(track.touches_border, bool)[vis].any():
+        return False
+    return (vis[0], vis[1]) in ((0, 1), (t_count - 2, t_count - 1))
+
+
 def bind_subject(result: TrackingResult, subject: SubjectSpec, *, min_visible_frac: float = 0.05,
                  plural: bool = False, max_gap: int = 12) -> list[Track]:
     """The tracks of a named subject (see module doc); possibly empty. ``plural``: the prompt names several
@@ -770,7 +788,7 @@ class BackgroundGrounder:
     reused for every subject of the same clip (keyed by the clip's sha256)."""
 
     name = "background"
-    version = "13"
+    version = "14"
 
     def __init__(self, tracker: BackgroundTracker | None = None, min_visible_frac: float = 0.05,
                  weights: grounding.Weights | None = None, max_gap_s: float = 0.75, **tracker_kwargs: Any):
@@ -868,6 +886,15 @@ class BackgroundGrounder:
                 tracks = [one]
         elif named:
             tracks = [self._extend_by_color(tr, video, subject) for tr in tracks]
+        if named and not tracks and not plural:
+            # last, a body of its colour seen only in the clip's first two frames or its last two: one that vanishes
+            # in place at the third frame (or appears at the last but one) shows no more than that
+            edge = [tr for tr in result.edge_tracks
+                    if bool(color_matches(result.colors_rgb[tr.identity][None], subject.color)[0])]
+            # a blob much smaller than the largest of them (under 0.35 of its radius) is a speck, no body
+            edge = [tr for tr in edge if tr.radius_px >= 0.35 * max(t.radius_px for t in edge)]
+            if len(edge) == 1:
+                tracks = [_with_meta(edge[0], binding=binding_evidence("color", 1))]
         floor = floor_row(result.background)
 
         def finished(tr: Track, rivals: tuple[Track, ...] = ()) -> Track:

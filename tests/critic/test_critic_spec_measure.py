@@ -486,6 +486,57 @@ def test_a_stop_dead_in_the_clip_s_first_frames_and_one_with_the_box_drawn_ahead
         assert m.state == state, (last, m.measured)
 
 
+def _rest_and_go_clip(*, hit: bool, leave_angle_deg: float = 0.0) -> S.Synthetic:
+    """A red ball rolls right at 90 px/s, brakes to rest at frame 10 (over six frames: no dead stop), rests, and after
+    frame 24 rolls off again at 90 px/s, ``leave_angle_deg`` below the horizontal. ``hit``: a blue ball rolling in
+    from the left at 90 px/s meets it at frame 24 and stops there (equal masses exchange velocities)."""
+    t_count, y = 40, S.FLOOR_Y - S.RADIUS
+    k = np.arange(t_count)
+    t = k / S.FPS
+    brake_t, go_t = 6 / S.FPS, 24 / S.FPS
+    decel = 90.0 / brake_t
+    start = 30.0 - 90.0 * 4 / S.FPS  # px: where it is at frame 0
+    tb = np.clip(t - 4 / S.FPS, 0.0, brake_t)
+    x = start + 90.0 * np.minimum(t, 4 / S.FPS) + 90.0 * tb - 0.5 * decel * tb ** 2
+    rest_x = float(x[10])
+    go = np.clip(t - go_t, 0.0, None) * 90.0
+    angle = np.radians(leave_angle_deg)
+    xy = np.stack([np.where(t < go_t, x, rest_x + go * np.cos(angle)), np.full(t_count, y) + go * np.sin(angle)], 1)
+    red = S.Ball(xy, np.full(t_count, S.RADIUS), (xy[:, 0] < S.W - S.RADIUS) & (xy[:, 1] < S.H - S.RADIUS),
+                 S.COLORS["red"])
+    balls = [red]
+    if hit:
+        xb = np.minimum(rest_x - 2 * S.RADIUS - 90.0 * (go_t - t), rest_x - 2 * S.RADIUS)
+        blue = S.Ball(np.stack([xb, np.full(t_count, y)], 1), np.full(t_count, S.RADIUS), xb > -S.RADIUS,
+                      S.COLORS["blue"])
+        balls.append(blue)
+    return S.Synthetic(frames=S.draw(S.background(), balls, t_count), fps=S.FPS, audio=None,
+                       audio_rate_hz=S.AUDIO_RATE, balls={"red": red}, contacts_s=[])
+
+
+def test_a_body_that_comes_to_rest_and_moves_off_by_itself_breaks_continuity():
+    """Newton's first law: the red ball rolls to rest and, with nothing near it, rolls off again 0.6 s later -
+    contradicted, the window from the rest to the frame it sets off. Set rolling again by a ball that hits it, or
+    going off downward (gravity acts on a body at rest: the top of a bounce, a body toppling off a perch), it is no
+    such restart."""
+    m = measure(_rest_and_go_clip(hit=False), "continuity", subject="red")
+    assert m.state == "contradicted" and "moves off again at frame 25" in m.measured, m.measured
+    assert m.window.start_frame <= 11 and m.window.end_frame == 25
+    assert measure(_rest_and_go_clip(hit=True), "continuity", subject="red").state == "supported"
+    assert measure(_rest_and_go_clip(hit=False, leave_angle_deg=50.0), "continuity", subject="red").state == "supported"
+
+
+def test_a_body_seen_in_the_clip_s_first_two_frames_only_vanished(drop):
+    """The dropped ball painted out from the clip's third frame on: its two frames are too few for a track, but a
+    body of the named colour seen in exactly the clip's first two frames, away from the image's edge, is bound as
+    the subject's last resort, and its permanence is contradicted from frame 1. Its other properties are not judged
+    on two frames."""
+    gone = S.vanish(drop, at=2)
+    m = measure(gone, "permanence")
+    assert m.state == "contradicted" and "after frame 1" in m.measured, (m.measured, m.reason)
+    assert measure(gone, "support").state == "unknown"
+
+
 def test_a_contact_not_seen_is_contradicted_only_against_a_level_seen(drop):
     """No wall is located offline: a wall touch not seen is unknown, never contradicted. A ball that falls and
     lands is seen touching the floor."""

@@ -78,7 +78,7 @@ class TrackMeasurer:
     arguments are tolerances (:class:`critic.specialists.measure.common.Tolerances` says what each one means)."""
 
     name = "tracks"
-    version = "38"
+    version = "39"
 
     def __init__(self, teleport_radii: float = 2.5, hover_radii: float = 1.5, morph_ratio: float = 1.6,
                  morph_window_s: float = 0.3, rest_speed_radii_per_s: float = 1.0, contact_gap_radii: float = 0.35,
@@ -107,10 +107,19 @@ class TrackMeasurer:
                 return unknown(f"'{op.subject}' was not found in the clip", required=op.quantity)
             return for_expectation(op, without(op, inputs.subjects.get(op.subject), video, self.tolerances,
                                                inputs.prompt))
+        if int(observed(track).sum()) < 3 and op.quantity != "permanence":
+            # seen in the clip's first or last two frames only (``pick``): whether it stays is all they can tell
+            return unknown(f"'{op.subject}' is seen in the clip's first or last two frames only", required=op.quantity)
         other = pick(inputs.tracks.get(op.other, ())) if op.other else None
         if op.other and other is None:
             return unknown(f"'{op.other}' was not found in the clip", required=op.quantity)
+        if other is not None and int(observed(other).sum()) < 3:
+            return unknown(f"'{op.other}' is seen in the clip's first or last two frames only", required=op.quantity)
         result = self._measured(op, track, other, inputs.tracks.get(op.subject, ()), inputs, video)
+        if int(observed(track).sum()) < 3 and result.state == "supported":
+            # two frames can show a body go, not that it stays: lost by the tracker is no evidence of staying
+            return unknown(f"'{op.subject}' is seen in the clip's first or last two frames only: that it stays is "
+                           "not observed", required=result.required)
         agreed = self._on_every_binding(op, track, other, result, inputs, video)
         if agreed is not None:
             return agreed

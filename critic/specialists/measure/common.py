@@ -12,7 +12,7 @@ from typing import Any, Callable
 import numpy as np
 
 from critic.specialists.kinematics import observed
-from critic.specialists.tracking import grounding_doubt
+from critic.specialists.tracking import at_clip_edge, grounding_doubt
 from critic.types import Cost, Measurement, MeasureOp, Track, VideoContext
 
 
@@ -60,8 +60,9 @@ Measure = Callable[[MeasureOp, Track, Track | None, VideoContext, Tolerances], M
 
 def pick(tracks: tuple[Track, ...]) -> Track | None:
     """The instance to measure: the one observed longest (a subject with several instances is measured on
-    each by the executor's plan; here the best-observed one). None when none is observed in 3 frames."""
-    tracks = [t for t in tracks if observed(t).sum() >= 3]
+    each by the executor's plan; here the best-observed one). None when none is observed in 3 frames, or in the
+    clip's first or last two (``tracking.at_clip_edge``: all that a body vanishing at the third frame shows)."""
+    tracks = [t for t in tracks if observed(t).sum() >= 3 or (at_clip_edge(t) and observed(t).sum() == 2)]
     # the most salient instance: seen longest, weighted by its size
     return max(tracks, key=lambda t: int(observed(t).sum()) * max(t.radius_px, 0.0)) if tracks else None
 

@@ -122,6 +122,13 @@ def continuity(op: MeasureOp, track: Track, other: Track | None, video: VideoCon
         return measurement("contradicted", req, f"stops dead at frame {s} from a steady {v0:.1f} radii/s, with no "
                            f"braking and nothing moving near it, and stays still for {t[e] - t[s]:.2f} s",
                            window=video.window(s - 1, e), stops=[list(x[:2]) for x in stops])
+    restarts = [] if video.sanity.likely_slow_motion else _restarts(track, video, r)
+    if restarts:
+        s, e, b, away = restarts[0]
+        return measurement("contradicted", req, f"comes to rest at frame {s} and moves off again at frame {e + 1}, "
+                           f"{away:.1f} radii by frame {b}, after {t[e] - t[s]:.2f} s still, with nothing moving near "
+                           "it: a body at rest stays at rest unless something acts on it",
+                           window=video.window(s, e + 1), restarts=[list(x[:3]) for x in restarts])
     if ok.sum() < 3:
         return unknown("fewer than 3 observed frames", required=req)
     if skipped:
@@ -286,6 +293,52 @@ def _dead_stops(track: Track, video: VideoContext, r: float, min_speed: float = 
         if _moves_nearby(video, track, s, r):
             continue
         out.append((s, e, float(speeds.mean())))
+    return out
+
+
+def _restarts(track: Track, video: VideoContext, r: float, lead_frames: int = 4, min_arrival_radii: float = 1.0,
+              leave_frames: int = 5, min_leave_radii: float = 1.0, max_area_ratio: float = 1.3
+              ) -> list[tuple[int, int, int, float]]:
+    """Rests a body comes to and leaves again by itself: it arrives moving (``min_arrival_radii`` or more over the
+    ``lead_frames`` observed frames before the stationary run), stays still (``kinematics.stationary_runs``), then
+    within ``leave_frames`` frames of the run's last one moves off ``min_leave_radii`` or more from where it rested,
+    farther at every frame, sideways or up (no more than 30 degrees below the horizontal: gravity itself sets a body
+    going down from rest, at the top of a bounce or toppling off an edge it was balanced on), whole (its area within
+    x``max_area_ratio`` of its area at rest, its box moved as one - each side as far as the opposite one, within half
+    a radius: a body tipping over, or a blob taking in another, moves one side - away from the image's edge), while
+    nothing else moves within two radii of it as it sets off (``_moves_nearby``). A body at rest stays at rest unless
+    something acts on it: what sets it moving again (a body hitting it, a support tipping or taken away, a hand) moves
+    next to it. A rest the clip opens on is not judged (a body held still may be let go).
+    -> (first still frame, last still frame, last frame looked at, distance moved off in radii)."""
+    c = track.centroid_px
+    ok = observed(track)
+    border = np.asarray(track.touches_border, bool)
+    area = np.asarray(track.area_px, float)
+    out = []
+    for s, e in stationary_runs(track):
+        lead = min(s, lead_frames)
+        if lead < 2 or not ok[s - lead:s + 1].all():
+            continue
+        if float(np.linalg.norm(c[s] - c[s - lead])) < min_arrival_radii * r:
+            continue  # not come to rest from a motion: a body the tracker found still, or one that crept there
+        b = e + leave_frames
+        if b >= len(c) or not ok[e:b + 1].all() or border[s - lead:b + 1].any():
+            continue
+        away = np.linalg.norm(c[e + 1:b + 1] - c[e], axis=1) / r
+        if away[-1] < min_leave_radii or (np.diff(away) <= 0).any():
+            continue
+        off = c[b] - c[e]
+        if off[1] > 0.5 * float(np.linalg.norm(off)):
+            continue  # down: gravity acts on a body at rest (an apex, a body toppling off a balance or a perch)
+        rest_area = float(np.median(area[s:e + 1]))
+        if rest_area <= 0 or not (1 / max_area_ratio <= area[b] / rest_area <= max_area_ratio):
+            continue
+        grown = np.abs(np.diff(track.boxes_xyxy[b].reshape(2, 2) - track.boxes_xyxy[e].reshape(2, 2), axis=0))
+        if float(grown.max()) > 0.5 * r:
+            continue  # its box does not move as one: a side stays where it was (a body tipping over, a merge)
+        if _moves_nearby(video, track, e, r):
+            continue
+        out.append((s, e, b, float(away[-1])))
     return out
 
 
