@@ -12,7 +12,8 @@ frame period of the clip).
 
 An event that recurs (a bouncing ball is airborne several times) is checked over every pair of occurrences: the
 relation is supported when one pair satisfies it, contradicted when every pair contradicts it, else unknown.
-A missing window gives ``unknown``, never a guess. Roll-up: sub-check -> claim -> clip, any contradicted ->
+A missing window gives ``unknown``, never a guess (the executor contradicts a relation with a sound the clip does
+not have at all: it is at no time). Roll-up: sub-check -> claim -> clip, any contradicted ->
 contradicted, all supported -> supported, otherwise unknown (an empty set of sub-checks is unknown). A physical
 clause of the prompt that the plan left unchecked (``Plan.unplanned``) keeps a clip from being supported: it is
 unknown, with the clause named.

@@ -40,7 +40,7 @@ from veriphy.hashing import sha256_file, sha256_json
 
 log = logging.getLogger(__name__)
 
-EXECUTOR_VERSION = "1"
+EXECUTOR_VERSION = "2"
 #: operations that read tracks and cannot say anything when a subject was not found
 _NEEDS_TRACKS = ("measure", "depth")
 
@@ -236,6 +236,18 @@ class Executor:
             return Measurement(state=UNKNOWN, required=f"{op.op}({names[0]}, {names[1]})", reason="; ".join(doubts))
         a, b = (ex.records[ref.op].occurrences.get(ref.event) or [ex.records[ref.op].windows.get(ref.event)]
                 for ref in refs)
+        absent = [i for i, ref in enumerate(refs) if ex.records[ref.op].op == "hear"
+                  and ex.records[ref.op].state == CONTRADICTED and not ex.records[ref.op].values.get("onsets_s")]
+        if len(absent) == 1:
+            # a sound the clip does not have at all (its audio is silent, or has no onset) is at no time: not during,
+            # before or after anything; the window is the event it was to go with
+            i = absent[0]
+            other = [w for w in (b if i == 0 else a) if w is not None]
+            if other:
+                return Measurement(state=CONTRADICTED, required=f"{op.op}({names[0]}, {names[1]})",
+                                   measured=f"{names[i]}: no sound onset in the clip at all "
+                                            f"({ex.records[refs[i].op].measured}), so none at {names[1 - i]}",
+                                   window=min(other, key=lambda w: w.start_s))
         return any_occurrence(TEMPORAL[op.op], a, b, names, self.slack_fraction, video.frame_period_s)
 
     def _dispatch(self, plan: Plan, op: AnyOp, deps: list[str], ex: Execution, keys: dict[str, str],

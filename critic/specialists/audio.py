@@ -55,11 +55,12 @@ class EnergyOnsetHearer:
     """``hear`` specialist: the first impact-like onset as the ``onset`` window (``onset_window_s`` long), every
     onset as an occurrence of it.
 
-    No audio stream, or a track of digital silence -> unknown (nothing to hear with); an audio track with
-    sound but no onset -> contradicted (the claimed sound is absent)."""
+    No audio stream -> unknown (nothing to hear with: a clip without sound says nothing of it); an audio track
+    that carries nothing (digital silence: every sample under 1e-6 of full scale) or sound but no onset ->
+    contradicted (the claimed sound is absent: the clip has sound and it is not there)."""
 
     name = "energy_onsets"
-    version = "2"
+    version = "3"
 
     def __init__(self, frame_ms: float = 4.0, hop_ms: float = 1.0, ratio: float = 30.0, onset_window_s: float = 0.02):
         self.frame_ms, self.hop_ms, self.ratio = frame_ms, hop_ms, ratio
@@ -71,7 +72,10 @@ class EnergyOnsetHearer:
             return unknown("the clip has no audio track", required=required)
         audio = np.asarray(video.audio, np.float64)
         if audio.size == 0 or float(np.abs(audio).max()) < 1e-6:
-            return unknown("the audio track is digital silence (no sound was produced)", required=required)
+            return Measurement(state="contradicted", required=required,
+                               measured="the audio track is digital silence: no sound at all",
+                               window=video.window(0, video.num_frames - 1), values={"onsets_s": []},
+                               cost=Cost(tool_calls=1))
         times, energy = onsets(audio, video.audio_rate_hz, frame_ms=self.frame_ms, hop_ms=self.hop_ms, ratio=self.ratio)
         duration = video.times_s[-1] + video.frame_period_s
         keep = times <= duration

@@ -48,7 +48,8 @@ def test_hear_states():
     assert EnergyOnsetHearer().run(op, NO_INPUTS, S.silent(clip).context()).state == "contradicted"
     assert EnergyOnsetHearer().run(op, NO_INPUTS, S.drop_clip(t_count=24, audio=False).context()).state == "unknown"
     zeros = S.Synthetic(**{**clip.__dict__, "audio": np.zeros_like(clip.audio)})
-    assert EnergyOnsetHearer().run(op, NO_INPUTS, zeros.context()).state == "unknown"  # digital silence
+    silence = EnergyOnsetHearer().run(op, NO_INPUTS, zeros.context())  # an audio track of digital silence
+    assert silence.state == "contradicted" and "digital silence" in silence.measured, silence.reason
 
 
 def test_similarity():

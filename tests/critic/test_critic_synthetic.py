@@ -163,6 +163,19 @@ def test_no_sound_is_contradicted(components, drop, tmp_path):
     assert_contradicted(v, clip, keyword="hear")
 
 
+def test_a_sound_missing_altogether_is_missing_at_its_impact(components, drop, tmp_path):
+    """No onset in the whole audio track, or an audio track of digital silence: the thud said to come with the
+    landing is not there, and the claim that ties them is contradicted at the landing (its window), not left
+    unknown for want of a sound window."""
+    c = drop.contacts_s[0]
+    frames = (int(c * drop.fps), int(round(c * drop.fps)))
+    zeros = S.Synthetic(**{**drop.__dict__, "audio": np.zeros_like(drop.audio)})
+    for clip in (S.silent(drop), zeros):
+        clip = S.Synthetic(**{**clip.__dict__, "doctored_frames": frames})
+        v = run(components, clip, "A red ball bounces and makes a thud when it hits the floor.", tmp_path)
+        assert_contradicted(v, clip, keyword="during")
+
+
 def test_events_in_the_wrong_order_are_contradicted(components, tmp_path):
     clip = S.two_drops_clip(red_first=False)
     blue, red = clip.notes["blue_contacts_s"][0], clip.notes["red_contacts_s"][0]
