@@ -107,8 +107,9 @@ class TrackMeasurer:
                 return unknown(f"'{op.subject}' was not found in the clip", required=op.quantity)
             return for_expectation(op, without(op, inputs.subjects.get(op.subject), video, self.tolerances,
                                                inputs.prompt))
-        if int(observed(track).sum()) < 3 and op.quantity != "permanence":
-            # seen in the clip's first or last two frames only (``pick``): whether it stays is all they can tell
+        # seen in the clip's first or last two frames only (``pick``): whether it stays is all they can tell
+        two_frames = int(observed(track).sum()) < 3
+        if two_frames and op.quantity != "permanence":
             return unknown(f"'{op.subject}' is seen in the clip's first or last two frames only", required=op.quantity)
         other = pick(inputs.tracks.get(op.other, ())) if op.other else None
         if op.other and other is None:
@@ -116,7 +117,7 @@ class TrackMeasurer:
         if other is not None and int(observed(other).sum()) < 3:
             return unknown(f"'{op.other}' is seen in the clip's first or last two frames only", required=op.quantity)
         result = self._measured(op, track, other, inputs.tracks.get(op.subject, ()), inputs, video)
-        if int(observed(track).sum()) < 3 and result.state == "supported":
+        if two_frames and result.state == "supported":
             # two frames can show a body go, not that it stays: lost by the tracker is no evidence of staying
             return unknown(f"'{op.subject}' is seen in the clip's first or last two frames only: that it stays is "
                            "not observed", required=result.required)
