@@ -12,8 +12,8 @@ frame period of the clip).
 
 An event that recurs (a bouncing ball is airborne several times) is checked over every pair of occurrences: the
 relation is supported when one pair satisfies it, contradicted when every pair contradicts it, else unknown.
-A missing window gives ``unknown``, never a guess (the executor contradicts a relation with a sound the clip does
-not have at all: it is at no time). Roll-up: sub-check -> claim -> clip, any contradicted ->
+A missing window gives ``unknown``, never a guess; an event measured to happen at no time (no occurrence: a sound
+the clip has nowhere) is in no relation with one that happens. Roll-up: sub-check -> claim -> clip, any contradicted ->
 contradicted, all supported -> supported, otherwise unknown (an empty set of sub-checks is unknown). A physical
 clause of the prompt that the plan left unchecked (``Plan.unplanned``) keeps a clip from being supported: it is
 unknown, with the clause named.
@@ -122,7 +122,17 @@ TEMPORAL = {"before": before, "contains": contains, "during": during}
 def any_occurrence(relation, a: list[TimeWindow | None], b: list[TimeWindow | None], names: tuple[str, str] = ("A", "B"),
                    fraction: float = SLACK_FRACTION, frame_s: float = 0.0) -> Measurement:
     """``relation`` (one of :data:`TEMPORAL`) over every pair of occurrences of the two events, in time order:
-    the first supported pair; else, when every pair is contradicted, the first of them; else the first unknown."""
+    the first supported pair; else, when every pair is contradicted, the first of them; else the first unknown.
+
+    An event measured to happen at no time (an empty list: a sound the clip has nowhere) is in no relation with
+    one that happens: contradicted, with the window of the other's first occurrence; with neither, unknown."""
+    for i, (this, that) in enumerate(((a, b), (b, a))):
+        seen = [w for w in that if w is not None]
+        if not this and seen:
+            first = min(seen, key=lambda w: w.start_s)
+            return Measurement(state=CONTRADICTED, required=f"{relation.__name__}({names[0]}, {names[1]})",
+                               measured=f"{names[i]} happens at no time in the clip, so not with {names[1 - i]} "
+                                        f"{_fmt(first)}", window=first)
     results = [relation(x, y, names, fraction, frame_s) for x in a for y in b]
     if not results:
         return _missing(None, None, "", names)

@@ -234,20 +234,10 @@ class Executor:
             # a window measured on what may be another object, or by a check that could not decide, is no
             # evidence of when the event happened: the order is neither supported nor contradicted on it
             return Measurement(state=UNKNOWN, required=f"{op.op}({names[0]}, {names[1]})", reason="; ".join(doubts))
-        a, b = (ex.records[ref.op].occurrences.get(ref.event) or [ex.records[ref.op].windows.get(ref.event)]
-                for ref in refs)
-        absent = [i for i, ref in enumerate(refs) if ex.records[ref.op].op == "hear"
-                  and ex.records[ref.op].state == CONTRADICTED and not ex.records[ref.op].values.get("onsets_s")]
-        if len(absent) == 1:
-            # a sound the clip does not have at all (its audio is silent, or has no onset) is at no time: not during,
-            # before or after anything; the window is the event it was to go with
-            i = absent[0]
-            other = [w for w in (b if i == 0 else a) if w is not None]
-            if other:
-                return Measurement(state=CONTRADICTED, required=f"{op.op}({names[0]}, {names[1]})",
-                                   measured=f"{names[i]}: no sound onset in the clip at all "
-                                            f"({ex.records[refs[i].op].measured}), so none at {names[1 - i]}",
-                                   window=min(other, key=lambda w: w.start_s))
+        # an event's occurrences where its measurement lists them (an empty list: it happens at no time), else its
+        # one window (None: not measured)
+        a, b = (ex.records[ref.op].occurrences[ref.event] if ref.event in ex.records[ref.op].occurrences
+                else [ex.records[ref.op].windows.get(ref.event)] for ref in refs)
         return any_occurrence(TEMPORAL[op.op], a, b, names, self.slack_fraction, video.frame_period_s)
 
     def _dispatch(self, plan: Plan, op: AnyOp, deps: list[str], ex: Execution, keys: dict[str, str],

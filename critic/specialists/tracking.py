@@ -348,8 +348,10 @@ class BackgroundTracker:
         tracks, colors, edge = [], {}, []
         for tr in sorted(finished, key=lambda x: x.identity):
             track = self._to_track(tr, times_s)
-            if int(track.visible.sum()) >= self.min_track_frames or at_clip_edge(track):
-                (tracks if int(track.visible.sum()) >= self.min_track_frames else edge).append(track)
+            kept = tracks if int(track.visible.sum()) >= self.min_track_frames else edge if at_clip_edge(track) \
+                else None
+            if kept is not None:
+                kept.append(track)
                 colors[tr.identity] = tr.seen_rgb()
         return TrackingResult(tracks=tracks, colors_rgb=colors, background=bg, threshold=thr, camera=camera,
                               edge_tracks=edge)

@@ -80,6 +80,10 @@ def test_recurring_events_pair_any_occurrence():
     assert any_occurrence(contains, [w(0.50, 0.54)], onsets).state == "supported"
     assert any_occurrence(contains, [w(0.50, 0.54)], onsets[:1]).state == "contradicted"
     assert any_occurrence(before, [None], bounce).state == "unknown"
+    # an event measured to happen at no time (a sound the clip has nowhere) is with no other event
+    never = any_occurrence(contains, [w(0.50, 0.54)], [])
+    assert never.state == "contradicted" and never.window == w(0.50, 0.54)
+    assert any_occurrence(contains, [None], []).state == "unknown"
 
 
 def test_before_and_after_never_both_hold():

@@ -333,8 +333,8 @@ def _restarts(track: Track, video: VideoContext, r: float, lead_frames: int = 4,
         rest_area = float(np.median(area[s:e + 1]))
         if rest_area <= 0 or not (1 / max_area_ratio <= area[b] / rest_area <= max_area_ratio):
             continue
-        grown = np.abs(np.diff(track.boxes_xyxy[b].reshape(2, 2) - track.boxes_xyxy[e].reshape(2, 2), axis=0))
-        if float(grown.max()) > 0.5 * r:
+        shift = track.boxes_xyxy[b] - track.boxes_xyxy[e]  # (x0, y0, x1, y1) px
+        if float(np.abs(shift[2:] - shift[:2]).max()) > 0.5 * r:
             continue  # its box does not move as one: a side stays where it was (a body tipping over, a merge)
         if _moves_nearby(video, track, e, r):
             continue
