@@ -16,7 +16,7 @@ from critic.specialists.measure import MEASURES, TrackMeasurer, check_measures
 from critic.specialists.measure.continuity import _beyond_fragments
 from critic.specialists.tracking import BackgroundGrounder
 from critic.types import (QUANTITIES, QUANTITY_SPECS, CountOp, Expect, GroundOp, MeasureOp, OperationInputs, SubjectSpec,
-                          Track)
+                          Track, VideoContext)
 from critic.video import context_from_arrays
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -484,6 +484,59 @@ def test_a_stop_dead_in_the_clip_s_first_frames_and_one_with_the_box_drawn_ahead
         x = lambda t, last=last: 20.0 + 90.0 * np.minimum(t, 13 / S.FPS) + last * step * (t >= 14 / S.FPS)
         m = measure(_rolling_clip(x), "continuity")
         assert m.state == state, (last, m.measured)
+
+
+def _cut_short_track(steps_into_stop: list[float], cut_px: float) -> tuple[Track, VideoContext]:
+    """A red ball (radius 5 px, 16 fps) drawn rolling right at 8 px a frame and stopping dead at frame 14, and its
+    track as a tracker reads a body crossing an edge of the floor's pattern: the boxes of frames 12 and 13 cut short
+    by ``cut_px`` on the leading side, and the last three steps into the stop read as ``steps_into_stop`` px (the
+    centroids of cut-short boxes lag, and the box held at rest makes up the rest)."""
+    t_count, y = 34, S.FLOOR_Y - S.RADIUS
+    k = np.arange(t_count)
+    true_x = 20.0 + 8.0 * np.minimum(k, 14)
+    ball = S.Ball(np.stack([true_x, np.full(t_count, y)], 1), np.full(t_count, S.RADIUS), np.ones(t_count, bool),
+                  S.COLORS["red"])
+    video = context_from_arrays(S.draw(S.background(), [ball], t_count), 16.0)
+    x = 20.0 + np.concatenate([[0.0], np.cumsum([8.0] * 11 + steps_into_stop + [0.0] * (t_count - 15))])
+    xy = np.stack([x, np.full(t_count, y)], 1)
+    boxes = np.concatenate([xy - 5, xy + 5], 1)
+    boxes[12:14, 2] -= cut_px
+    return Track(subject="ball", identity=0, boxes_xyxy=boxes, centroid_px=xy, area_px=np.full(t_count, np.pi * 25),
+                 visible=np.ones(t_count, bool), coasted=np.zeros(t_count, bool),
+                 touches_border=np.zeros(t_count, bool), times_s=k / 16.0,
+                 meta={"binding": {"by": "color", "candidates": 1, "confident": True}}), video
+
+
+def test_a_dead_stop_whose_last_boxes_are_cut_short_breaks_continuity():
+    """The ball stops dead at frame 14 with nothing near it. Its boxes in the two frames before are cut short: the
+    part of the ball left out of them changes the picture beside them, but it is the ball's own stretch between
+    there and where it stops, not another body moving near - contradicted. With the steps into the stop read as 3,
+    3 and then 16 px, single steps do not show one speed, but the three steps into the stop cover 24 px like the
+    three before them: it arrived at full speed (25.6 radii/s, which friction cannot take away within a frame),
+    contradicted. Read as 5, 3 and 3 px (braking), it is not."""
+    op = MeasureOp(id="m", subject="ball", quantity="continuity")
+    for steps in ([8.0, 8.0, 8.0], [5.0, 3.0, 16.0]):
+        track, video = _cut_short_track(steps, cut_px=7.0)
+        m = TrackMeasurer().run(op, OperationInputs(tracks={"ball": [track]}), video)
+        assert m.state == "contradicted" and "stops dead at frame 14" in m.measured, (steps, m.measured)
+    track, video = _cut_short_track([5.0, 3.0, 3.0], cut_px=7.0)
+    assert TrackMeasurer().run(op, OperationInputs(tracks={"ball": [track]}), video).state == "supported"
+
+
+def test_a_dead_stop_against_a_wall_is_no_stop_without_a_cause():
+    """The ball rolls at 90 px/s and stops dead at frame 14 against a dark wall standing right ahead of it: what
+    stopped it does not move, but it shows ahead of the ball where the way had been open - not judged a dead stop.
+    The same stop with nothing ahead is contradicted (``test_a_body_that_stops_dead_with_nothing_to_stop_it...``)."""
+    stop_t = 14 / S.FPS
+    x = lambda t: 20.0 + 90.0 * np.minimum(t, stop_t)  # noqa: E731
+    clip = _rolling_clip(x)
+    wall_x = int(np.ceil(x(stop_t) + S.RADIUS + 1))
+    frames = clip.frames.copy()
+    frames[:, :int(S.FLOOR_Y) + 2, wall_x:wall_x + 12] = (60, 60, 70)
+    walled = dataclasses.replace(clip, frames=frames)
+    assert measure(clip, "continuity").state == "contradicted"
+    m = measure(walled, "continuity")
+    assert m.state == "supported", m.measured
 
 
 def _rest_and_go_clip(*, hit: bool, leave_angle_deg: float = 0.0) -> S.Synthetic:

@@ -31,6 +31,10 @@ from critic.specialists.measure.timeline import MissingFrames, unexplained_cuts
 from critic.specialists.tracking import MIN_AREA_FRAC, channel_max_diff
 from critic.types import Measurement, MeasureOp, SubjectSpec, Track, VideoContext
 
+#: radii/s^2: friction brakes a body by at most about g (9.81 m/s^2), 300 radii/s^2 for one 3 cm in radius and less for
+#: larger ones; a stop within a frame interval from v takes v times the frame rate or more
+FRICTION_DECEL_RADII = 300.0
+
 
 def continuity(op: MeasureOp, track: Track, other: Track | None, video: VideoContext, tol: Tolerances) -> Measurement:
     """No jump larger than ``tol.teleport_radii`` against the neighbouring frame-to-frame displacements (or, across
@@ -120,7 +124,8 @@ def continuity(op: MeasureOp, track: Track, other: Track | None, video: VideoCon
     if stops:
         s, e, v0 = stops[0]
         return measurement("contradicted", req, f"stops dead at frame {s} from a steady {v0:.1f} radii/s, with no "
-                           f"braking and nothing moving near it, and stays still for {t[e] - t[s]:.2f} s",
+                           "braking, nothing moving near it and nothing new ahead of it, and stays still for "
+                           f"{t[e] - t[s]:.2f} s",
                            window=video.window(s - 1, e), stops=[list(x[:2]) for x in stops])
     restarts = [] if video.sanity.likely_slow_motion else _restarts(track, video, r)
     if restarts:
@@ -257,19 +262,40 @@ def _freezes(track: Track, r: float) -> list[tuple[int, int, float, float]]:
 
 
 def _dead_stops(track: Track, video: VideoContext, r: float, min_speed: float = 4.0, steady: float = 1.35,
-                min_still_s: float = 0.5) -> list[tuple[int, int, float]]:
+                min_still_s: float = 0.5, span: int = 3) -> list[tuple[int, int, float]]:
     """Stops with no cause: the subject moves at a steady velocity (over ``min_speed`` radii/s, the three steps
     before the one into the stop within x``steady`` of each other - fewer in the clip's first frames, and with only
     two steps both of them - the step into the stop no shorter than 0.7 of them, all within 30 degrees) not
     downward, then is still from one frame to the next and stays still for ``min_still_s`` or to the end of the
     clip, while nothing else moves within two radii of it. Friction brakes a body over several frames (a constant
     deceleration that stops it within one frame shows as steps shrinking before it); a stop in one frame at full
-    speed takes an impact, and what it hit (a body coming in, or one it sets moving) moves next to it; a landing
-    stops a body coming down.
+    speed takes an impact, and what it hit (a body coming in, or one it sets moving) moves next to it, or shows
+    ahead of it where the way had been open (a wall: ``_open_ahead``); a landing stops a body coming down. Where
+    single steps do not show one velocity (a body crossing an edge of the floor's pattern is cut short in a frame or
+    two, and the box the tracker holds at rest is drawn a little off), two spans of ``span`` steps each into the stop
+    do: the same velocity over both, the step into the stop no shorter than 0.7 of it, and fast enough that friction
+    could not stop it within a frame (``FRICTION_DECEL_RADII``), is an arrival at full speed.
     -> (first still frame, last still frame, speed before in radii/s)."""
     c, t = track.centroid_px, track.times_s
     ok = observed(track)
     border = np.asarray(track.touches_border, bool)
+
+    def velocities(frames: list[int]) -> np.ndarray:
+        """Mean velocity (radii/s) from each of ``frames`` to the next -> (len - 1, 2)."""
+        return np.diff(c[frames], axis=0) / np.diff(t[frames])[:, None] / r
+
+    def arrives_steadily(steps: np.ndarray, approach: np.ndarray, last: float) -> bool:
+        """``steps`` (n, 2) radii/s into the stop at one speed (``approach`` of them within x``steady``, over
+        ``min_speed``; the ``last`` one not braking), within 30 degrees of one heading, not coming down."""
+        if approach.min() < min_speed or approach.max() > steady * approach.min():
+            return False
+        if not 0.7 * approach.mean() <= last <= 2.5 * approach.mean():
+            return False
+        mean = steps.mean(axis=0)
+        cosines = steps @ mean / (np.linalg.norm(steps, axis=1) * float(np.linalg.norm(mean)))
+        # turning (not one steady velocity), or coming down onto something (a landing)
+        return bool(cosines.min() >= np.cos(np.radians(30)) and mean[1] <= 0.5 * float(np.linalg.norm(mean)))
+
     out = []
     for s, e in stationary_runs(track):
         lead = min(s, 4)  # a stop in the clip's first frames has fewer steps before it to show the velocity
@@ -277,23 +303,60 @@ def _dead_stops(track: Track, video: VideoContext, r: float, min_speed: float = 
             continue
         if t[e] - t[s] < min_still_s - 1e-9 and e < len(c) - 2:
             continue
-        steps = np.diff(c[s - lead:s + 1], axis=0) / np.diff(t[s - lead:s + 1])[:, None] / r  # (lead, 2) radii/s
+        steps = velocities(list(range(s - lead, s + 1)))
         speeds = np.linalg.norm(steps, axis=1)
         # the approach: the steps before the one into the stop (both, with only two); the step into the stop may be
         # longer (the tracker's box of a body that stopped is drawn a little ahead) but not shorter (braking)
         approach = speeds[:-1] if lead >= 3 else speeds
-        if approach.min() < min_speed or approach.max() > steady * approach.min():
+        if arrives_steadily(steps, approach, float(speeds[-1])):
+            speed, heading = float(speeds.mean()), steps.mean(axis=0)
+        else:
+            first = s - 2 * span
+            if first < 0 or not ok[first:s + 1].all() or border[first:s + 1].any():
+                continue
+            spans = velocities([first, s - span, s])
+            spans_speed = np.linalg.norm(spans, axis=1)
+            # ... and the single step into the stop is no shorter than 0.7 of their speed (braking in that frame),
+            # and the speed is one friction cannot take away within a frame (spans smooth out a few frames of
+            # braking)
+            if (not arrives_steadily(spans, spans_speed, float(speeds[-1]))
+                    or spans_speed.min() * video.fps < FRICTION_DECEL_RADII):
+                continue
+            speed, heading = float(spans_speed.mean()), spans.mean(axis=0)
+        if _moves_nearby(video, track, s, r) or not _open_ahead(video, track, s, lead, heading, r):
             continue
-        if not (0.7 * approach.mean() <= speeds[-1] <= 2.5 * approach.mean()):
-            continue
-        mean = steps.mean(axis=0)
-        cosines = steps @ mean / (speeds * float(np.linalg.norm(mean)))
-        if cosines.min() < np.cos(np.radians(30)) or mean[1] > 0.5 * float(np.linalg.norm(mean)):
-            continue  # turning (not one steady velocity), or coming down onto something (a landing)
-        if _moves_nearby(video, track, s, r):
-            continue
-        out.append((s, e, float(speeds.mean())))
+        out.append((s, e, speed))
     return out
+
+
+def _open_ahead(video: VideoContext, track: Track, s: int, lead: int, heading: np.ndarray, r: float,
+                max_delta_e: float = 15.0) -> bool:
+    """Is the way ahead of the subject where it stops at frame ``s`` open, as it was along its way there? The
+    patch just ahead of its box (half a radius across, three quarters of a radius beyond its leading side along
+    ``heading``, (2,) image axes) at ``s`` looks like (mean CIELAB within ``max_delta_e``) the patch ahead of it in
+    one of the ``lead`` frames before: the floor or far wall it rolled toward. A wall, a step or a body it stopped
+    against shows there instead, and a stop against something that does not move is no stop without a cause (the
+    picture does not tell a wall from an edge of the floor's pattern, so a stop at anything new ahead is not judged).
+    A patch outside the picture cannot be read: then the way is not known to be open."""
+    h, w = video.frames.shape[1:3]
+    unit = heading / max(float(np.linalg.norm(heading)), 1e-9)
+    half = max(0.5 * r, 1.0)
+
+    def ahead(k: int) -> np.ndarray | None:
+        x0, y0, x1, y1 = track.boxes_xyxy[k]
+        reach = 0.5 * (abs(unit[0]) * (x1 - x0) + abs(unit[1]) * (y1 - y0)) + 0.75 * r
+        cx, cy = track.centroid_px[k] + unit * reach
+        ys, xs = slice(int(round(cy - half)), int(round(cy + half)) + 1), slice(int(round(cx - half)),
+                                                                           int(round(cx + half)) + 1)
+        if ys.start < 0 or xs.start < 0 or ys.stop > h or xs.stop > w:
+            return None
+        return rgb_to_lab(video.frames[k, ys, xs].reshape(-1, 3).mean(axis=0))
+
+    at_stop = ahead(s)
+    if at_stop is None:
+        return False
+    before = [a for a in (ahead(k) for k in range(s - lead, s)) if a is not None]
+    return any(float(np.linalg.norm(at_stop - a)) <= max_delta_e for a in before)
 
 
 def _restarts(track: Track, video: VideoContext, r: float, lead_frames: int = 4, min_arrival_radii: float = 1.0,
@@ -345,21 +408,28 @@ def _restarts(track: Track, video: VideoContext, r: float, lead_frames: int = 4,
 def _moves_nearby(video: VideoContext, track: Track, s: int, r: float, reach_radii: float = 2.0,
                   frames: int = 3, min_share: float = 0.03) -> bool:
     """Does anything besides the subject change in the picture within ``reach_radii`` of the subject's box, from
-    ``frames`` before its frame-``s`` stop to ``frames`` after (over ``min_share`` of the pixels around it, the
-    subject's own boxes, grown by half a radius, left out)? Another body that hit it, or that it set moving, does."""
+    ``frames`` before its frame-``s`` stop to ``frames`` after (over ``min_share`` of the pixels around it)? Another
+    body that hit it, or that it set moving, does. The subject's own change is left out: from frame k to k + 1 it
+    covers the whole stretch between its boxes there and its box at ``s`` (where it stops or sets off), not its boxes
+    alone - a body moving more than its size a frame changes the pixels it crossed, and a box cut short (a body
+    crossing an edge of the floor's pattern) leaves part of the body out -, grown by half a radius where it stands
+    still and by a radius where it moves (its blur and its shadow on the floor travel with it)."""
     h, w = video.frames.shape[1:3]
     x0, y0, x1, y1 = track.boxes_xyxy[s]
     reach = reach_radii * r
     ys = slice(max(int(y0 - reach), 0), min(int(y1 + reach) + 1, h))
     xs = slice(max(int(x0 - reach), 0), min(int(x1 + reach) + 1, w))
-    grow = 0.5 * r
     for k in range(max(s - frames, 0), min(s + frames, len(video.frames) - 1)):
         moved = channel_max_diff(video.frames[k + 1, ys, xs], video.frames[k, ys, xs]) > 25
-        for j in (k, k + 1):
-            bx = track.boxes_xyxy[j]
-            if np.isfinite(bx).all():
-                moved[max(int(bx[1] - grow) - ys.start, 0):max(int(bx[3] + grow) + 1 - ys.start, 0),
-                      max(int(bx[0] - grow) - xs.start, 0):max(int(bx[2] + grow) + 1 - xs.start, 0)] = False
+        boxes = track.boxes_xyxy[min(k, s):max(k + 1, s) + 1]
+        boxes = boxes[np.isfinite(boxes).all(axis=1)]
+        if len(boxes):
+            # the stretch the subject swept between frame k or k + 1 and frame s: the box around its boxes there
+            bx0, by0 = boxes[:, 0].min(), boxes[:, 1].min()
+            bx1, by1 = boxes[:, 2].max(), boxes[:, 3].max()
+            grow = r if len(np.unique(boxes, axis=0)) > 1 else 0.5 * r
+            moved[max(int(by0 - grow) - ys.start, 0):max(int(by1 + grow) + 1 - ys.start, 0),
+                  max(int(bx0 - grow) - xs.start, 0):max(int(bx1 + grow) + 1 - xs.start, 0)] = False
         if moved.mean() > min_share:
             return True
     return False
