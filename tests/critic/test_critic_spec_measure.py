@@ -447,6 +447,50 @@ def test_a_dead_stop_resumed_at_the_same_speed_breaks_continuity():
     assert smooth.state == "supported"
 
 
+def _thrown_track(hold: int) -> Track:
+    """A ball (radius 5 px) thrown right at 160 px/s and up at 100 px/s under 600 px/s^2, seen at 8 fps: its velocity
+    turns down by over 30 degrees from one frame to the next. Held still for ``hold`` frames from frame 1 (frozen in
+    mid-flight), then flying on from where it stopped."""
+    t_count = 20
+    k = np.arange(t_count, dtype=float)
+    moving = np.minimum(k, 1.0) + np.clip(k - 1.0 - hold, 0.0, None)  # frames of motion up to frame k
+    tau = moving / 8.0
+    xy = np.stack([20.0 + 160.0 * tau, 60.0 - 100.0 * tau + 300.0 * tau ** 2], 1)
+    return Track(subject="ball", identity=0, boxes_xyxy=np.concatenate([xy - 5, xy + 5], 1), centroid_px=xy,
+                 area_px=np.full(t_count, np.pi * 25), visible=np.ones(t_count, bool),
+                 coasted=np.zeros(t_count, bool), touches_border=np.zeros(t_count, bool), times_s=k / 8.0,
+                 meta={"binding": {"by": "color", "candidates": 1, "confident": True}})
+
+
+def test_a_body_frozen_in_mid_flight_at_a_low_frame_rate_breaks_continuity():
+    """Thrown and frozen for six frames after the first (0.75 s at 8 fps), the ball flies on as before, its path bent
+    down by gravity: contradicted over the frozen frames (1-7), not as a jump at the clip's first step. The same
+    throw not frozen bends as much and is continuous."""
+    video = context_from_arrays(np.zeros((20, 200, 300, 3), np.uint8), 8.0)
+    op = MeasureOp(id="m", subject="ball", quantity="continuity")
+    frozen = TrackMeasurer().run(op, OperationInputs(tracks={"ball": [_thrown_track(6)]}), video)
+    assert frozen.state == "contradicted" and "stops dead" in frozen.measured, frozen.measured
+    assert (frozen.window.start_frame, frozen.window.end_frame) == (1, 7)
+    flying = TrackMeasurer().run(op, OperationInputs(tracks={"ball": [_thrown_track(0)]}), video)
+    assert flying.state == "supported", flying.measured
+
+
+def test_the_step_into_a_frozen_run_is_the_freeze_s_edge_not_a_jump():
+    """A red ball drawn thrown right at 100 px/s and up at 60 px/s under 150 px/s^2 (8 fps), frozen over frames 1-7:
+    its first step, measured against the standing still after it, looks like a jump, and the same body is seen at
+    both ends of it - but it is the freeze's edge, and the freeze (frames 1-7) is what the clip shows."""
+    t_count = 14
+    k = np.arange(t_count, dtype=float)
+    tau = (np.minimum(k, 1.0) + np.clip(k - 7.0, 0.0, None)) / 8.0
+    xy = np.stack([30.0 + 100.0 * tau, 40.0 - 60.0 * tau + 75.0 * tau ** 2], 1)
+    ball = S.Ball(xy, np.full(t_count, S.RADIUS), np.ones(t_count, bool), S.COLORS["red"])
+    clip = S.Synthetic(frames=S.draw(S.background(), [ball], t_count), fps=8.0, audio=None,
+                       audio_rate_hz=S.AUDIO_RATE, balls={"ball": ball}, contacts_s=[])
+    m = measure(clip, "continuity")
+    assert m.state == "contradicted" and "stops dead" in m.measured, m.measured
+    assert (m.window.start_frame, m.window.end_frame) == (1, 7)
+
+
 def _rolling_clip(x_of_t) -> S.Synthetic:
     """A red ball rolling right along the floor, its centre's x (px) at each frame from ``x_of_t(t)``, t in s."""
     t = np.arange(40) / S.FPS

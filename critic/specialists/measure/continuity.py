@@ -31,6 +31,9 @@ from critic.specialists.measure.timeline import MissingFrames, unexplained_cuts
 from critic.specialists.tracking import MIN_AREA_FRAC, channel_max_diff
 from critic.types import Measurement, MeasureOp, SubjectSpec, Track, VideoContext
 
+#: radii/s^2: everyday bodies fall at 50-300 radii/s^2 (g over their radius); a body's velocity gains no more downward
+#: in flight
+FALL_MAX_RADII = 400.0
 #: radii/s^2: friction brakes a body by at most about g (9.81 m/s^2), 300 radii/s^2 for one 3 cm in radius and less for
 #: larger ones; a stop within a frame interval from v takes v times the frame rate or more
 FRICTION_DECEL_RADII = 300.0
@@ -104,6 +107,10 @@ def continuity(op: MeasureOp, track: Track, other: Track | None, video: VideoCon
     skipped = [j for j in jumps if dt > 0 and (t[j[1]] - t[j[0]]) > 1.5 * dt * (j[1] - j[0])]
     jumps = [j for j in jumps if j not in skipped]
     freezes = [] if video.sanity.likely_slow_motion else _freezes(track, r) + _held_frames(track, video, r)
+    # the step into a frozen run or out of it is the body's own motion, measured against the run's standing still:
+    # it is no jump, but the freeze's edge (the freeze says what happened there)
+    edges = {(f[0] - 1, f[0]) for f in freezes} | {(f[1], f[1] + 1) for f in freezes}
+    jumps = [j for j in jumps if (j[0], j[1]) not in edges]
     if freezes and not jumps:
         s, e, v0, v1 = freezes[0]
         return measurement("contradicted", req, f"stops dead for {t[e] - t[s]:.2f} s (frames {s}-{e}) between "
@@ -213,8 +220,9 @@ def _freezes(track: Track, r: float) -> list[tuple[int, int, float, float]]:
     slowing down (steady, or speeding up as a falling body does) over the four frames before the stop (over the
     frames there are, down to one, when the stop comes in the clip's first frames), and over the four frames after
     it again not slowing down, at about the velocity it would have reached had it not stopped (within x1.4, within
-    30 degrees of the velocity before carried on at the acceleration before, over the time it moved). A body brakes
-    over several frames and needs a push to move again; one that stops dead and carries on as before has been
+    30 degrees of the velocity before carried on at the acceleration before, over the time it moved; or, in flight,
+    its sideways velocity carried on and its vertical one bent down by no more than gravity: ``in_flight``). A body
+    brakes over several frames and needs a push to move again; one that stops dead and carries on as before has been
     frozen in time (held frames).
     -> (first, last frame, speed before, speed after) radii/s."""
     c = track.centroid_px
@@ -238,6 +246,16 @@ def _freezes(track: Track, r: float) -> list[tuple[int, int, float, float]]:
         # not braking: gravity speeds a falling body up, and what stops dead from there was frozen, not braked
         return same_way(early, late, 1.4, np.inf)
 
+    def in_flight(u: np.ndarray, v: np.ndarray, elapsed_s: float) -> bool:
+        """A body in flight bends down under gravity, more than 30 degrees between velocities a few frames apart
+        at a low frame rate: from ``u`` to ``v`` (radii/s, y down) ``elapsed_s`` later, its sideways velocity carries
+        on (the same way, over 4 radii/s, within x1.4) and its vertical velocity gains downward no more than
+        gravity gives in that time (``FALL_MAX_RADII``) and loses next to nothing (no push up)."""
+        ux, vx = float(u[0]), float(v[0])
+        if min(abs(ux), abs(vx)) < 4.0 or ux * vx <= 0 or max(abs(ux), abs(vx)) > 1.4 * min(abs(ux), abs(vx)):
+            return False
+        return -0.1 * abs(ux) <= float(v[1] - u[1]) <= FALL_MAX_RADII * elapsed_s
+
     out = []
     for s, e in stationary_runs(track):
         lead = min(s, 4)  # a stop in the clip's first frames has fewer frames before it to show the velocity
@@ -256,7 +274,10 @@ def _freezes(track: Track, r: float) -> list[tuple[int, int, float, float]]:
                 continue
             accel = (before - earlier) / (0.5 * (t[s] - t[s - 4]))
             expected = before + accel * (0.5 * (t[s] - t[s - 2]) + 0.5 * (t[e + 2] - t[e]))
-        if not_slowing(after, after_late) and alike(expected, after):
+        # the time it moves between the middles of the steps compared (the stop itself takes none)
+        moving_s = 0.5 * (t[s] - t[s - min(lead, 2)]) + 0.5 * (t[e + 2] - t[e])
+        if ((not_slowing(after, after_late) or in_flight(after, after_late, 0.5 * (t[e + 4] - t[e])))
+                and (alike(expected, after) or in_flight(expected, after, moving_s))):
             out.append((s, e, float(np.linalg.norm(before)), float(np.linalg.norm(after))))
     return out
 
