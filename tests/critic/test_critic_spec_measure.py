@@ -426,16 +426,24 @@ def test_away_from_the_camera_reads_size_robustly():
         assert m.state == "supported", (tail, m.measured, m.reason)
 
 
+def _seen_ball(xy: np.ndarray, fps: float, half: float = 5.0, boxes: np.ndarray | None = None) -> Track:
+    """A ball's track as the tracker reports a firmly bound body seen in every frame: centres ``xy`` (T, 2) px at
+    ``fps``, boxes ``boxes`` (T, 4) or ``half`` px around the centres, area that of a disc ``half`` px in radius."""
+    t_count = len(xy)
+    return Track(subject="ball", identity=0,
+                 boxes_xyxy=np.concatenate([xy - half, xy + half], 1) if boxes is None else boxes, centroid_px=xy,
+                 area_px=np.full(t_count, np.pi * half ** 2), visible=np.ones(t_count, bool),
+                 coasted=np.zeros(t_count, bool), touches_border=np.zeros(t_count, bool),
+                 times_s=np.arange(t_count) / fps,
+                 meta={"binding": {"by": "color", "candidates": 1, "confident": True}})
+
+
 def rolling_track(hold: int) -> Track:
     """A ball (radius 5 px) rolling right at 5 px per frame at 16 fps, held still for ``hold`` frames from frame 12
     and then rolling on at the same speed (a frozen stretch of the clip)."""
     t = 40
     pos = np.concatenate([np.arange(12), np.full(hold, 11), np.arange(12, t - hold)])[:t] * 5.0 + 20.0
-    xy = np.stack([pos, np.full(t, 100.0)], 1)
-    return Track(subject="ball", identity=0, boxes_xyxy=np.concatenate([xy - 5, xy + 5], 1), centroid_px=xy,
-                 area_px=np.full(t, np.pi * 25), visible=np.ones(t, bool), coasted=np.zeros(t, bool),
-                 touches_border=np.zeros(t, bool), times_s=np.arange(t) / 16.0,
-                 meta={"binding": {"by": "color", "candidates": 1, "confident": True}})
+    return _seen_ball(np.stack([pos, np.full(t, 100.0)], 1), 16.0)
 
 
 def test_a_dead_stop_resumed_at_the_same_speed_breaks_continuity():
@@ -455,11 +463,7 @@ def _thrown_track(hold: int) -> Track:
     k = np.arange(t_count, dtype=float)
     moving = np.minimum(k, 1.0) + np.clip(k - 1.0 - hold, 0.0, None)  # frames of motion up to frame k
     tau = moving / 8.0
-    xy = np.stack([20.0 + 160.0 * tau, 60.0 - 100.0 * tau + 300.0 * tau ** 2], 1)
-    return Track(subject="ball", identity=0, boxes_xyxy=np.concatenate([xy - 5, xy + 5], 1), centroid_px=xy,
-                 area_px=np.full(t_count, np.pi * 25), visible=np.ones(t_count, bool),
-                 coasted=np.zeros(t_count, bool), touches_border=np.zeros(t_count, bool), times_s=k / 8.0,
-                 meta={"binding": {"by": "color", "candidates": 1, "confident": True}})
+    return _seen_ball(np.stack([20.0 + 160.0 * tau, 60.0 - 100.0 * tau + 300.0 * tau ** 2], 1), 8.0)
 
 
 def test_a_body_frozen_in_mid_flight_at_a_low_frame_rate_breaks_continuity():
@@ -545,10 +549,7 @@ def _cut_short_track(steps_into_stop: list[float], cut_px: float) -> tuple[Track
     xy = np.stack([x, np.full(t_count, y)], 1)
     boxes = np.concatenate([xy - 5, xy + 5], 1)
     boxes[12:14, 2] -= cut_px
-    return Track(subject="ball", identity=0, boxes_xyxy=boxes, centroid_px=xy, area_px=np.full(t_count, np.pi * 25),
-                 visible=np.ones(t_count, bool), coasted=np.zeros(t_count, bool),
-                 touches_border=np.zeros(t_count, bool), times_s=k / 16.0,
-                 meta={"binding": {"by": "color", "candidates": 1, "confident": True}}), video
+    return _seen_ball(xy, 16.0, boxes=boxes), video
 
 
 def test_a_dead_stop_whose_last_boxes_are_cut_short_breaks_continuity():

@@ -249,12 +249,11 @@ def _freezes(track: Track, r: float) -> list[tuple[int, int, float, float]]:
     def in_flight(u: np.ndarray, v: np.ndarray, elapsed_s: float) -> bool:
         """A body in flight bends down under gravity, more than 30 degrees between velocities a few frames apart
         at a low frame rate: from ``u`` to ``v`` (radii/s, y down) ``elapsed_s`` later, its sideways velocity carries
-        on (the same way, over 4 radii/s, within x1.4) and its vertical velocity gains downward no more than
+        on (``alike`` on the horizontal components alone) and its vertical velocity gains downward no more than
         gravity gives in that time (``FALL_MAX_RADII``) and loses next to nothing (no push up)."""
-        ux, vx = float(u[0]), float(v[0])
-        if min(abs(ux), abs(vx)) < 4.0 or ux * vx <= 0 or max(abs(ux), abs(vx)) > 1.4 * min(abs(ux), abs(vx)):
+        if not alike(np.array([u[0], 0.0]), np.array([v[0], 0.0])):
             return False
-        return -0.1 * abs(ux) <= float(v[1] - u[1]) <= FALL_MAX_RADII * elapsed_s
+        return -0.1 * abs(float(u[0])) <= float(v[1] - u[1]) <= FALL_MAX_RADII * elapsed_s
 
     out = []
     for s, e in stationary_runs(track):
