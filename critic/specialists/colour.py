@@ -54,6 +54,12 @@ CHROMA_PER_LIGHTNESS = 0.55
 #: Names that are said but mean another name here.
 ALIASES = {"violet": "purple", "navy": "blue", "maroon": "red", "crimson": "red", "scarlet": "red",
            "golden": "gold", "turquoise": "cyan"}
+#: The finer names :func:`name_colour` gives that people also call by a basic colour term: a teal ball is "green"
+#: to many and "blue" to others, an indigo one blue or purple, gold a yellow, tan a brown, silver a grey. A body the
+#: prompt names by the basic term may show the finer name in every pixel.
+SHADES: dict[str, tuple[str, ...]] = {
+    "green": ("teal",), "blue": ("teal", "cyan", "indigo"), "purple": ("indigo", "magenta"), "pink": ("magenta",),
+    "yellow": ("gold",), "brown": ("tan", "beige"), "grey": ("silver",), "white": ("silver", "beige")}
 #: Hue angle (degrees) at which a chromatic name's cost reaches 1 (the names around it are about that far).
 HUE_SCALE_DEG = 60.0
 
@@ -63,6 +69,13 @@ def canonical(name: str) -> str:
     "purple"), "gray" -> "grey", lower case; the names :func:`name_colour` returns."""
     low = name.lower()
     return "grey" if low == "gray" else ALIASES.get(low, low)
+
+
+def shades_of(name: str) -> frozenset[str]:
+    """The canonical names a person may mean by ``name``: itself and, for a basic colour term, the finer names
+    (:data:`SHADES`) of its range: ``shades_of("green")`` -> ``{"green", "teal"}``."""
+    key = canonical(name)
+    return frozenset((key, *SHADES.get(key, ())))
 
 
 def known(name: str | None) -> bool:

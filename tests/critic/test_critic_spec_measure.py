@@ -1053,6 +1053,23 @@ def test_a_colour_no_one_would_call_by_the_name_is_not_the_missing_body(body, rg
     assert m.state == state, (body, m.measured, m.reason)
 
 
+@pytest.mark.parametrize(("name", "rgb", "state"), [
+    ("green", (14, 104, 92), "unknown"), ("pink", (200, 40, 180), "unknown"), ("purple", (200, 40, 180), "unknown"),
+    ("green", (0, 150, 170), "contradicted"), ("red", (14, 104, 92), "contradicted")])
+def test_a_body_of_a_finer_shade_of_the_name_may_be_the_missing_one(name, rgb, state):
+    """No track found the ball. A body in every frame whose pixels are named teal first of all may be "the green
+    ball" a prompt speaks of, and a magenta one "the pink ball" or "the purple ball": people call these finer shades
+    by the basic colour terms around them (unknown). A cyan body is no green ball, nor a teal one a red ball: their
+    colours are over a colour step from the name (contradicted)."""
+    op = MeasureOp(id="m", subject="ball", quantity="permanence")
+    subjects = {"ball": SubjectSpec(name="ball", noun="ball", color=name)}
+    frames = np.full((24, 60, 80, 3), 150, np.uint8)
+    frames[:, 30:38, 40:48] = rgb
+    m = TrackMeasurer().run(op, OperationInputs(subjects=subjects, tracks={"ball": []}, prompt=f"A {name} ball."),
+                            context_from_arrays(frames, 10.0))
+    assert m.state == state, (name, m.measured, m.reason)
+
+
 def test_the_blended_rim_of_another_named_body_is_not_the_missing_one():
     """No track found the pink drum. An orange ball on a grey floor has a 2 px dull pink rim (4:2:0 coded colour
     blends a body into its surroundings at its edge): the rim is the orange ball's, and the drum is not there
@@ -1640,6 +1657,30 @@ def test_a_claim_supported_on_every_track_the_subject_may_be_is_supported():
     maybe_absent = _doubtful(_centred_track(rightward, 5.0), [_centred_track(rightward + [5, 30], 5.0)],
                              absent_fits=True)
     assert measured(maybe_absent).state == "unknown"
+
+
+@pytest.mark.parametrize(("body", "rgb", "absent_fits", "state"), [
+    ("a navy domino", (25, 30, 90), True, "contradicted"), ("a navy domino", (25, 30, 90), False, "unknown"),
+    ("a purple ball", (128, 40, 160), True, "unknown"), ("a purple ball in shade", (70, 25, 90), True, "unknown")])
+def test_a_missing_body_bound_loosely_to_a_body_of_another_colour_is_not_there(body, rgb, absent_fits, state):
+    """The grounding bound the purple ball, not firmly, to the one body the clip shows, whose colour fits purple
+    within a colour step. Where the ball being absent fitted about as well (``absent_fits``) and no pixel of the
+    clip is one a person would call purple (a navy domino), the ball is not there: its permanence is contradicted
+    over the whole clip. Where the body was the only rival (no absence fitted), or where it is a purple body, lit
+    or in shade, it may be the ball: the measurement on the loose binding is withheld (unknown)."""
+    t = 24
+    frames = np.full((t, 60, 80, 3), 150, np.uint8)
+    frames[:, 30:38, 40:48] = rgb
+    track = _doubtful(_centred_track(np.tile([[44.0, 34.0]], (t, 1)), 4.0), [], absent_fits=absent_fits)
+    op = MeasureOp(id="m", subject="ball", quantity="permanence")
+    subjects = {"ball": SubjectSpec(name="ball", noun="ball", color="purple")}
+    m = TrackMeasurer().run(op, OperationInputs(subjects=subjects, tracks={"ball": [track]},
+                                                prompt="A purple ball."), context_from_arrays(frames, 10.0))
+    assert m.state == state, (body, absent_fits, m.measured, m.reason)
+    if state == "contradicted":
+        assert (m.window.start_frame, m.window.end_frame) == (0, t - 1) and "not of its colour" in m.measured, m
+    else:
+        assert "not bound unambiguously" in m.reason, m
 
 
 def _bounce_track(bottoms: np.ndarray, half: float | np.ndarray = 4.0) -> Track:

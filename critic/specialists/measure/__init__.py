@@ -78,7 +78,7 @@ class TrackMeasurer:
     arguments are tolerances (:class:`critic.specialists.measure.common.Tolerances` says what each one means)."""
 
     name = "tracks"
-    version = "41"
+    version = "42"
 
     def __init__(self, teleport_radii: float = 2.5, hover_radii: float = 1.5, morph_ratio: float = 1.6,
                  morph_window_s: float = 0.3, rest_speed_radii_per_s: float = 1.0, contact_gap_radii: float = 0.35,
@@ -124,7 +124,28 @@ class TrackMeasurer:
         agreed = self._on_every_binding(op, track, other, result, inputs, video)
         if agreed is not None:
             return agreed
-        return withhold_if_doubtful(result, [track] + ([other] if other is not None else []))
+        withheld = withhold_if_doubtful(result, [track] + ([other] if other is not None else []))
+        if withheld.state == "unknown" and other is None and _may_be_absent(track):
+            absent = self._absent_from_clip(op, track, inputs, video)
+            if absent is not None:
+                return absent
+        return withheld
+
+    def _absent_from_clip(self, op: MeasureOp, track: Track, inputs: OperationInputs,
+                          video: VideoContext) -> Measurement | None:
+        """The claim contradicted when the track a subject was bound to only loosely (the subject being absent from
+        the clip fits as well) is not of its colour after all: the pixels' own test of :data:`WITHOUT_TRACKS` finds
+        no blob a person would call that colour anywhere in the clip, so neither the track nor any of its rivals is
+        the subject. None when the quantity has no such test or the test leaves the subject possibly there."""
+        without = WITHOUT_TRACKS.get(op.quantity)
+        if without is None:
+            return None
+        absent = for_expectation(op, without(op, inputs.subjects.get(op.subject), video, self.tolerances,
+                                             inputs.prompt))
+        if absent.state != "contradicted":
+            return None
+        return absent.model_copy(update={"measured": f"{absent.measured} (the track it was bound to loosely, "
+                                                     f"{int(track.identity)}, is not of its colour)"})
 
     def _measured(self, op: MeasureOp, track: Track, other: Track | None, instances: tuple[Track, ...],
                   inputs: OperationInputs, video: VideoContext) -> Measurement:
@@ -193,3 +214,11 @@ class TrackMeasurer:
                                {"subject": int(a.identity), "other": None if b is None else int(b.identity),
                                 "measured": r.measured} for (a, b), r in zip(bindings, results)]},
                            cost=Cost(tool_calls=result.cost.tool_calls * len(bindings)))
+
+
+def _may_be_absent(track: Track) -> bool:
+    """Whether the grounding left open that the subject is not in the clip at all: bound by its colour name, but
+    not firmly, its being absent fitting about as well as the track it took (``absent_fits`` in the binding
+    evidence)."""
+    binding = (track.meta or {}).get("binding") or {}
+    return not binding.get("confident", True) and bool(binding.get("absent_fits")) and binding.get("by") == "color"

@@ -875,7 +875,8 @@ def absent_from_clip(op: MeasureOp, subject: SubjectSpec | None, video: VideoCon
 
     A pixel counts for the name only where a person could call it so: the name is within ``name_margin`` of the
     nearest of all colour names to it (a navy domino or a blue-grey carpet fits purple within a step, but is blue
-    or grey to anyone naming it; a purple body shows purple in its lit pixels). Nor where another colour the
+    or grey to anyone naming it; a purple body shows purple in its lit pixels), the name's own finer shades
+    (``colours.SHADES``) not counted among the others: a teal ball is a green ball to many. Nor where another colour the
     ``prompt`` names fits it better: "a yellow cube" next to "an orange ball" is not found in the orange ball,
     although orange is a neighbouring hue of yellow (a body the prompt names in another colour is that body, not a
     shade of the missing one). A white, grey or black name is not held to the nearest name: a grey body's lit and
@@ -904,15 +905,18 @@ def absent_from_clip(op: MeasureOp, subject: SubjectSpec | None, video: VideoCon
     palette = sorted({colours.canonical(c) for c in [*colours.REFERENCES, *colours.ACHROMATIC]})
     # a white, grey or black body's shading runs over the lightness names (lit grey reads silver or white)
     margin = np.inf if colours.canonical(name) in colours.ACHROMATIC else name_margin
+    other_names = [i for i, c in enumerate(palette) if c not in colours.shades_of(name) - {colours.canonical(name)}]
     seen: list[tuple[int, int]] = []  # (frame, largest blob px) where a blob of the colour shows
     for k in picks:
         lab = colours.rgb_to_lab(video.frames[int(k)].reshape(-1, 3))  # (H*W, 3), converted once per frame
         costs = colours.colour_costs_of_lab(lab, [name, *rivals])  # (H*W, 1 + rivals)
         fits = (costs[:, 0] <= max_colour_cost) & (costs[:, 0] <= costs.min(axis=1))
         # the nearest of all names to each pixel: only the nearest-name rule and the prompt's rivals need it
-        nearest = colours.colour_costs_of_lab(lab, palette).min(axis=1) if rivals or np.isfinite(margin) else None
+        named = colours.colour_costs_of_lab(lab, palette) if rivals or np.isfinite(margin) else None
+        nearest = named.min(axis=1) if named is not None else None
         if np.isfinite(margin):
-            fits &= costs[:, 0] <= nearest + margin
+            # ... where the name's own finer shades do not compete with it: a teal ball is a green ball to many
+            fits &= costs[:, 0] <= named[:, other_names].min(axis=1) + margin
         fits = fits.reshape(video.frames.shape[1:3]).astype(np.uint8)
         n, labels, stats, _ = cv2.connectedComponentsWithStats(fits, connectivity=8)
         big = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= min_px]
