@@ -285,9 +285,10 @@ def _could_carry_on(body: Candidate, last: int, other: Candidate, reach_radii: f
 
 
 def _shows_colour(rgb: np.ndarray, name: str, shade: str | None, max_cost: float) -> bool:
-    """Is the sRGB colour ``rgb`` (3,) plainly ``name``: a person would name it so, and its cost is under
+    """Is the sRGB colour ``rgb`` (3,) plainly ``name``: a person would name it so (by the name or by one of its
+    finer shades, ``colours.shades_of``: a magenta ball is a purple one to many), and its cost is under
     ``max_cost``? (Names next to each other in hue, purple and blue, cost little against each other.)"""
-    return colours.name_colour(rgb[None])[0] == colours.canonical(name) \
+    return colours.name_colour(rgb[None])[0] in colours.shades_of(name) \
         and float(colours.colour_cost(rgb[None], name, shade)[0]) <= max_cost
 
 

@@ -108,10 +108,10 @@ def test_a_piece_that_moves_with_the_body_is_no_rival_but_a_second_body_is():
 def test_a_lone_candidate_of_the_named_colour_is_firm_however_it_moves():
     """One purple blob, still, seen in a quarter of the frames and twice as long as wide (a ball blurred in a
     fast fall), costs almost as much as leaving "the purple ball" unbound; with no other candidate near it, the
-    only rival is absence, which a blob of just that colour rules out. A blob of a neighbouring hue alone
-    (pink or blue for purple) does not."""
-    def lone(rgb):
-        tr = _track(20, 40, 0, (8, 16))
+    only rival is absence, which a blob of just that colour rules out, or of a finer shade people call by its name
+    (magenta for purple). A blob of a neighbouring hue alone (pink or blue for purple) does not."""
+    def lone(rgb, size=(8, 16)):
+        tr = _track(20, 40, 0, size)
         seen = np.zeros(20, bool)
         seen[10:15] = True
         tr = Track(**{**{f: getattr(tr, f) for f in ("subject", "identity", "boxes_xyxy", "centroid_px", "area_px",
@@ -129,6 +129,13 @@ def test_a_lone_candidate_of_the_named_colour_is_firm_however_it_moves():
         assert members in ([], [0]) and not (members and evidence["confident"]), (neighbour, evidence)
         # bound not firmly, the ball may be nothing in the clip at all
         assert not members or (evidence["rivals"] == [] and evidence["absent_fits"]), (neighbour, evidence)
+    # a square blob of magenta, a finer shade people call purple, rules absence out too
+    magenta = (200, 40, 180)
+    assert name_colour(np.array([magenta]))[0] == "magenta"
+    cost = grounding.cost_matrix([ball], lone(magenta, (8, 8)), "")[0, 0]
+    assert cost > grounding.Weights().unbound_cost - grounding.Weights().min_margin  # a near tie with absence
+    members, evidence = grounding.ground_subjects([ball], lone(magenta, (8, 8)), "", {})["purple_ball"]
+    assert members == [0] and evidence["confident"], evidence
 
 
 def test_a_colour_that_fits_no_track_binds_nothing():
