@@ -1121,6 +1121,37 @@ def test_a_resting_body_that_changes_size_under_a_held_box_morphs():
         (shrunk.measured, shrunk.reason)
 
 
+@pytest.mark.parametrize(("after", "state"), [("shrunk", "contradicted"), ("unchanged", "supported"),
+                                              ("moved away", "supported")])
+def test_a_resting_body_lost_by_the_tracker_is_measured_where_its_colour_rested(after, state):
+    """A red block rests from frame 0; the tracker saw only its lower half (the median background took the rest),
+    so the track's centre lies 3 px below the centre of the block's colour, and it lost the block after frame 29.
+    From frame 30 the block is drawn at half its side about the same centre: the area of its colour where it rested
+    steps down and stays so (contradicted over frames 29-30), although the colour's centre stays put and only the
+    tracked blob's centre was ever away from it. Drawn unchanged, or moved 12 px away (it left its place: no rest to
+    measure there), the size is not contradicted."""
+    t = 50
+    seen = np.arange(t) < 30
+    xy = np.tile([40.0, 32.0], (t, 1))
+    tr = Track(subject="ball", identity=0, boxes_xyxy=np.tile([36.0, 29.0, 44.0, 35.0], (t, 1)), centroid_px=xy,
+               area_px=np.where(seen, 36.0, 0.0), visible=seen, coasted=np.zeros(t, bool),
+               touches_border=np.zeros(t, bool), times_s=np.arange(t) / 10.0,
+               meta={"binding": {"by": "color", "candidates": 1, "confident": True}})
+    frames = np.full((t, 60, 80, 3), 150, np.uint8)
+    frames[:30, 25:33, 36:44] = (220, 40, 40)
+    if after == "shrunk":
+        frames[30:, 27:31, 38:42] = (220, 40, 40)
+    elif after == "unchanged":
+        frames[30:, 25:33, 36:44] = (220, 40, 40)
+    else:
+        frames[30:, 25:33, 48:56] = (220, 40, 40)
+    op = MeasureOp(id="m", subject="ball", quantity="size_constancy")
+    m = TrackMeasurer().run(op, OperationInputs(tracks={"ball": [tr]}), context_from_arrays(frames, 10.0))
+    assert m.state == state, (after, m.measured, m.reason)
+    if state == "contradicted":
+        assert (m.window.start_frame, m.window.end_frame) == (29, 30) and "at rest" in m.measured, m
+
+
 def test_a_one_frame_size_step_counts_only_when_the_body_s_colour_steps_too():
     """A red ball rolling right whose tracked blob doubles in radius from frame 15 on. When a blue ball has joined
     it (one merged blob) the red area is as before: not a size change (not contradicted). When the red ball itself

@@ -336,8 +336,8 @@ def _resting_size_change(track: Track, video: VideoContext, tol: Tolerances, min
     """A step in the subject's size while it rests. The rest runs from the start of a stationary run over the later
     stationary runs that begin within a few frames, within a radius of it and in its colour (a rest the tracker
     split in two), and over the frames in which the track is lost while the colour's centroid stays within half a
-    radius of the place (a body that changed size no longer matches its held box; one that toppled or left takes
-    its colour away). Over the rest, the area of the subject's colour (``colour_pixels``, as at the run's first
+    radius of where it was at the rest's last frame (a body that changed size no longer matches its held box; one
+    that toppled or left takes its colour away). Over the rest, the area of the subject's colour (``colour_pixels``, as at the run's first
     frame) within 2.5 radii of its last seen place is split at each frame into a before and an after of at least
     ``min_side`` frames, each steady (nine in ten of its frames within ``max_spread`` of its median); the
     steadiest split whose radius ratio is over ``tol.rest_morph_ratio`` is a change of size. Only where the
@@ -367,13 +367,18 @@ def _resting_size_change(track: Track, video: VideoContext, tol: Tolerances, min
         reach = 2.5 * r + 2.0
         last_seen = s
         areas = []
+        rested_at = None  # the centroid of its colour at the rest's last frame
         for k in range(s, len(seen)):
             if k > end and (seen[k] or track.coasted[k]):
                 break
             last_seen = k if seen[k] else last_seen
             n, at = colour_pixels(video, k, c[last_seen], lab, reach)
-            if k > end and not (n and float(np.linalg.norm(at - c[last_seen])) <= 0.5 * r):
-                break  # after the track is lost, only while its colour stays where it rested (not toppled or gone)
+            if k > end and not (n and rested_at is not None and float(np.linalg.norm(at - rested_at)) <= 0.5 * r):
+                # after the track is lost, only while its colour stays where it rested (not toppled or gone); the
+                # colour's own centroid is the reference, not the tracked blob's, which the median background cuts
+                break
+            if k == end and n:
+                rested_at = at
             areas.append(n)
         areas = np.asarray(areas, float)
         if len(areas) < 2 * min_side:
