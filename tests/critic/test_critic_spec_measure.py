@@ -1131,12 +1131,7 @@ def test_a_resting_body_lost_by_the_tracker_is_measured_where_its_colour_rested(
     tracked blob's centre was ever away from it. Drawn unchanged, or moved 12 px away (it left its place: no rest to
     measure there), the size is not contradicted."""
     t = 50
-    seen = np.arange(t) < 30
-    xy = np.tile([40.0, 32.0], (t, 1))
-    tr = Track(subject="ball", identity=0, boxes_xyxy=np.tile([36.0, 29.0, 44.0, 35.0], (t, 1)), centroid_px=xy,
-               area_px=np.where(seen, 36.0, 0.0), visible=seen, coasted=np.zeros(t, bool),
-               touches_border=np.zeros(t, bool), times_s=np.arange(t) / 10.0,
-               meta={"binding": {"by": "color", "candidates": 1, "confident": True}})
+    tr = _centred_track(np.tile([40.0, 32.0], (t, 1)), 3.0, seen=np.arange(t) < 30)
     frames = np.full((t, 60, 80, 3), 150, np.uint8)
     frames[:30, 25:33, 36:44] = (220, 40, 40)
     if after == "shrunk":

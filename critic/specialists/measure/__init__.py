@@ -33,7 +33,7 @@ from critic.specialists.measure.penetration import penetration
 from critic.specialists.measure.rest import rest
 from critic.specialists.measure.size import size_constancy
 from critic.specialists.measure.still import still
-from critic.specialists.tracking import binding_doubt, identity_doubt
+from critic.specialists.tracking import binding_doubt, identity_doubt, may_be_absent
 from critic.types import QUANTITY_SPECS, Cost, Measurement, MeasureOp, OperationInputs, Track, VideoContext
 
 __all__ = ["MEASURES", "TrackMeasurer", "check_measures", "withhold_if_doubtful"]
@@ -102,11 +102,9 @@ class TrackMeasurer:
         track = pick(inputs.tracks.get(op.subject, ()))
         if track is None:
             # no track: only what the clip's pixels say of the subject as a whole (is it there at all?)
-            without = WITHOUT_TRACKS.get(op.quantity)
-            if without is None:
-                return unknown(f"'{op.subject}' was not found in the clip", required=op.quantity)
-            return for_expectation(op, without(op, inputs.subjects.get(op.subject), video, self.tolerances,
-                                               inputs.prompt))
+            found = self._without_tracks(op, inputs, video)
+            return found if found is not None else unknown(f"'{op.subject}' was not found in the clip",
+                                                           required=op.quantity)
         # seen in the clip's first or last two frames only (``pick``): whether it stays is all they can tell
         two_frames = int(observed(track).sum()) < 3
         if two_frames and op.quantity != "permanence":
@@ -125,27 +123,23 @@ class TrackMeasurer:
         if agreed is not None:
             return agreed
         withheld = withhold_if_doubtful(result, [track] + ([other] if other is not None else []))
-        if withheld.state == "unknown" and other is None and _may_be_absent(track):
-            absent = self._absent_from_clip(op, track, inputs, video)
-            if absent is not None:
-                return absent
+        if withheld.state == "unknown" and other is None and may_be_absent(track):
+            # bound only loosely, absence fitting as well: when the pixels alone find no body of its colour anywhere,
+            # neither the track nor any of its rivals is the subject (a claim only contradicted so, never supported)
+            absent = self._without_tracks(op, inputs, video)
+            if absent is not None and absent.state == "contradicted":
+                return absent.model_copy(update={"measured": f"{absent.measured} (the track it was bound to "
+                                                             f"loosely, {int(track.identity)}, is not of its colour)"})
         return withheld
 
-    def _absent_from_clip(self, op: MeasureOp, track: Track, inputs: OperationInputs,
-                          video: VideoContext) -> Measurement | None:
-        """The claim contradicted when the track a subject was bound to only loosely (the subject being absent from
-        the clip fits as well) is not of its colour after all: the pixels' own test of :data:`WITHOUT_TRACKS` finds
-        no blob a person would call that colour anywhere in the clip, so neither the track nor any of its rivals is
-        the subject. None when the quantity has no such test or the test leaves the subject possibly there."""
+    def _without_tracks(self, op: MeasureOp, inputs: OperationInputs, video: VideoContext) -> Measurement | None:
+        """The claim's state from what the clip's pixels alone say of the subject (:data:`WITHOUT_TRACKS`: is it
+        there at all?), or None when the quantity has no such test."""
         without = WITHOUT_TRACKS.get(op.quantity)
         if without is None:
             return None
-        absent = for_expectation(op, without(op, inputs.subjects.get(op.subject), video, self.tolerances,
-                                             inputs.prompt))
-        if absent.state != "contradicted":
-            return None
-        return absent.model_copy(update={"measured": f"{absent.measured} (the track it was bound to loosely, "
-                                                     f"{int(track.identity)}, is not of its colour)"})
+        return for_expectation(op, without(op, inputs.subjects.get(op.subject), video, self.tolerances,
+                                           inputs.prompt))
 
     def _measured(self, op: MeasureOp, track: Track, other: Track | None, instances: tuple[Track, ...],
                   inputs: OperationInputs, video: VideoContext) -> Measurement:
@@ -214,11 +208,3 @@ class TrackMeasurer:
                                {"subject": int(a.identity), "other": None if b is None else int(b.identity),
                                 "measured": r.measured} for (a, b), r in zip(bindings, results)]},
                            cost=Cost(tool_calls=result.cost.tool_calls * len(bindings)))
-
-
-def _may_be_absent(track: Track) -> bool:
-    """Whether the grounding left open that the subject is not in the clip at all: bound by its colour name, but
-    not firmly, its being absent fitting about as well as the track it took (``absent_fits`` in the binding
-    evidence)."""
-    binding = (track.meta or {}).get("binding") or {}
-    return not binding.get("confident", True) and bool(binding.get("absent_fits")) and binding.get("by") == "color"

@@ -337,11 +337,11 @@ def _resting_size_change(track: Track, video: VideoContext, tol: Tolerances, min
     stationary runs that begin within a few frames, within a radius of it and in its colour (a rest the tracker
     split in two), and over the frames in which the track is lost while the colour's centroid stays within half a
     radius of where it was at the rest's last frame (a body that changed size no longer matches its held box; one
-    that toppled or left takes its colour away). Over the rest, the area of the subject's colour (``colour_pixels``, as at the run's first
-    frame) within 2.5 radii of its last seen place is split at each frame into a before and an after of at least
-    ``min_side`` frames, each steady (nine in ten of its frames within ``max_spread`` of its median); the
-    steadiest split whose radius ratio is over ``tol.rest_morph_ratio`` is a change of size. Only where the
-    subject's colour is its own there (a ring around the place holds under a third of its area of it).
+    that toppled or left takes its colour away). Over the rest, the area of the subject's colour (``colour_pixels``,
+    as at the run's first frame) within 2.5 radii of its last seen place is split at each frame into a before and an
+    after of at least ``min_side`` frames, each steady (nine in ten of its frames within ``max_spread`` of its
+    median); the steadiest split whose radius ratio is over ``tol.rest_morph_ratio`` is a change of size. Only where
+    the subject's colour is its own there (a ring around the place holds under a third of its area of it).
     -> (last frame before, first frame after, radius ratio) or None."""
     r = float(track.radius_px) if np.isfinite(track.radius_px) and track.radius_px > 0 else 0.0
     if r <= 0:
