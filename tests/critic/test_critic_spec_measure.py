@@ -1178,6 +1178,31 @@ def test_a_one_frame_size_step_counts_only_when_the_body_s_colour_steps_too():
     assert states["merged"] != "contradicted" and states["grown"] == "contradicted", states
 
 
+@pytest.mark.parametrize(("before", "state"), [("smaller", "contradicted"), ("nothing", "unknown"),
+                                               ("elsewhere", "unknown")])
+def test_a_body_at_rest_seen_only_once_it_changes_is_measured_against_its_colour_before(before, state):
+    """A red block rests on the floor; the median background held it, so the tracker first sees it at frame 30, when
+    it is drawn at 1.5 times its side (its bottom on the floor), and follows it for the clip's last four frames,
+    still (too short a stop for a stationary run). Before frame 30 the block stood there smaller: the area of its
+    colour at its place steps up and stays so (contradicted over frames 29-30). Pasted in at frame 30 (nothing of
+    its colour there before), or before standing 20 px away (another body), four frames are too few to judge its
+    size (unknown)."""
+    t = 34
+    seen = np.arange(t) >= 30
+    tr = _centred_track(np.tile([40.0, 34.0], (t, 1)), 6.0, seen=seen)
+    frames = np.full((t, 60, 80, 3), 150, np.uint8)
+    frames[30:, 28:40, 34:46] = (220, 40, 40)
+    if before == "smaller":
+        frames[:30, 32:40, 36:44] = (220, 40, 40)
+    elif before == "elsewhere":
+        frames[:30, 32:40, 56:64] = (220, 40, 40)
+    op = MeasureOp(id="m", subject="ball", quantity="size_constancy")
+    m = TrackMeasurer().run(op, OperationInputs(tracks={"ball": [tr]}), context_from_arrays(frames, 10.0))
+    assert m.state == state, (before, m.measured, m.reason)
+    if state == "contradicted":
+        assert (m.window.start_frame, m.window.end_frame) == (29, 30) and "at rest" in m.measured, m
+
+
 def _centred_track(xy: np.ndarray, half: float | np.ndarray, *, seen: np.ndarray | None = None, subject: str = "ball",
                    by: str = "color") -> Track:
     """A firmly bound track of ``subject`` centred at ``xy`` (T, 2) px with a square box of half side ``half`` px

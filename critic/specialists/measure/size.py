@@ -337,7 +337,10 @@ def _resting_size_change(track: Track, video: VideoContext, tol: Tolerances, min
     stationary runs that begin within a few frames, within a radius of it and in its colour (a rest the tracker
     split in two), and over the frames in which the track is lost while the colour's centroid stays within half a
     radius of where it was at the rest's last frame (a body that changed size no longer matches its held box; one
-    that toppled or left takes its colour away). Over the rest, the area of the subject's colour (``colour_pixels``,
+    that toppled or left takes its colour away). A rest that begins the track in open view after the clip's first
+    frame reaches back too, over the frames in which the colour stood within half a radius of where it rests: a body
+    resting there since before was part of the median background, and only a change of its look made it a blob
+    (``_rested_unseen_before``). Over the rest, the area of the subject's colour (``colour_pixels``,
     as at the run's first frame) within 2.5 radii of its last seen place is split at each frame into a before and an
     after of at least ``min_side`` frames, each steady (nine in ten of its frames within ``max_spread`` of its
     median); the steadiest split whose radius ratio is over ``tol.rest_morph_ratio`` is a change of size. Only where
@@ -349,6 +352,12 @@ def _resting_size_change(track: Track, video: VideoContext, tol: Tolerances, min
     seen = observed(track)
     c = track.centroid_px
     rests = stationary_runs(track)
+    # a track that begins mid-clip at rest may end too soon for a stationary run of its own: its still start is a
+    # rest all the same when the colour stood there before (``_rested_unseen_before``)
+    opening = stationary_runs(track, min_frames=2, min_seconds=0.0)[:1]
+    if opening and opening[0][0] > 0 and not seen[:opening[0][0]].any() and \
+            not any(s <= opening[0][0] <= e for s, e in rests):
+        rests = opening + [(s, e) for s, e in rests if s > opening[0][1]]
     used = set()
     for i, (s, e) in enumerate(rests):
         if i in used:
@@ -380,11 +389,14 @@ def _resting_size_change(track: Track, video: VideoContext, tol: Tolerances, min
             if k == end and n:
                 rested_at = at
             areas.append(n)
-        areas = np.asarray(areas, float)
-        if len(areas) < 2 * min_side:
+        here = areas[0]
+        ring = colour_pixels(video, s, c[s], lab, 2.0 * reach)[0] - here
+        if here < 4 or ring > here / 3:
             continue
-        ring = colour_pixels(video, s, c[s], lab, 2.0 * reach)[0] - areas[0]
-        if areas[0] < 4 or ring > areas[0] / 3:
+        earlier = _rested_unseen_before(track, video, s, lab, reach)
+        areas = np.asarray(earlier + areas, float)
+        s -= len(earlier)
+        if len(areas) < 2 * min_side:
             continue
         best = None
         for split in range(min_side, len(areas) - min_side + 1):
@@ -400,3 +412,28 @@ def _resting_size_change(track: Track, video: VideoContext, tol: Tolerances, min
         if best is not None:
             return best[:3]
     return None
+
+
+def _rested_unseen_before(track: Track, video: VideoContext, s: int, lab: np.ndarray, reach: float) -> list[float]:
+    """The area (px) of the subject's colour within ``reach`` px of where it rests at frame ``s``, frame by frame
+    back from ``s - 1`` (earliest first), while it stood there unseen by the tracker: only when the track begins at
+    ``s`` (nothing observed or coasted before it) in open view, and only over the frames where the colour is there:
+    at ``s - 1`` with its centroid within a radius of the colour's centroid at ``s`` (a body that swells or shrinks
+    on the floor moves its centre up or down by the change), before that within half a radius of its centroid at
+    ``s - 1`` (a body that came in, or stood elsewhere, is not the one resting here; a body pasted in at ``s``
+    leaves nothing of its colour before it)."""
+    r = float(track.radius_px)
+    seen = observed(track) | np.asarray(track.coasted, bool)
+    if s == 0 or seen[:s].any() or bool(track.touches_border[s]):
+        return []
+    n, rested_at = colour_pixels(video, s, track.centroid_px[s], lab, reach)
+    if not n:
+        return []
+    areas: list[float] = []
+    for k in range(s - 1, -1, -1):
+        n, at = colour_pixels(video, k, track.centroid_px[s], lab, reach)
+        if not n or float(np.linalg.norm(at - rested_at)) > (1.0 if k == s - 1 else 0.5) * r:
+            break
+        rested_at = at if k == s - 1 else rested_at
+        areas.append(float(n))
+    return areas[::-1]
