@@ -89,12 +89,23 @@ def _reference(world: World, renderer: str) -> Reference:
                      scenes_analytic._impacts(world, traj))
 
 
+def _says_direction(world: World, ref: Reference, name: str) -> bool:
+    """Does the prompt's clause for ``name`` name its direction of motion? A body with a direction does, except a
+    striker that reaches the body it is sent at: its clause says it hits that body ("rolls into", "knocks into"), and
+    a direction flipped there would be in no word of the prompt."""
+    role = world.roles[name]
+    if not role.direction:
+        return False
+    struck = next((n for n, r in world.roles.items() if r.role == "struck"), None)
+    return not (role.role == "strike" and struck is not None and ref.first_impact(name, struck) is not None)
+
+
 def _prompt_defect_objects(cat: str, world: World, ref: Reference, mentioned: list[str],
                            used: set[str]) -> list[str] | None:
     """The objects a prompt defect of ``cat`` needs untouched (None: the scene cannot carry it now)."""
     free = [n for n in mentioned if n not in used]
     if cat == "wrong_direction":
-        movers = [n for n in free if world.roles[n].direction]
+        movers = [n for n in free if _says_direction(world, ref, n)]
         return movers[:1] or None
     if cat == "wrong_order":
         landers = sorted((ref.first_impact(n, "floor").time_s, n) for n in free
@@ -433,7 +444,7 @@ def make_clip(rng: np.random.Generator, *, renderer: str, num_defects: int, max_
     clauses: list[ClauseSpec] = []
     flip_direction = None
     if "wrong_direction" in prompt_defects:
-        movers = [n for n in mentioned if world.roles[n].direction and n not in physical_on]
+        movers = [n for n in mentioned if _says_direction(world, ref, n) and n not in physical_on]
         flip_direction = movers[0] if movers else None
         if flip_direction is None:
             prompt_defects.remove("wrong_direction")

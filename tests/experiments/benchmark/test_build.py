@@ -197,3 +197,25 @@ def test_an_edit_the_render_does_not_show_is_taken_out_of_the_clip():
     shown = DefectPlan("morph", name, 3, 3, params={"scale": 2.0})
     clip, kept = _render_shown(world, [shown], "analytic", ref, name, [])
     assert [plan for plan, _, _ in kept] == [shown]
+
+
+def test_a_direction_is_flipped_only_in_a_clause_that_names_one():
+    """A wrong_direction defect flips the direction word of a body's clause. A striker that reaches the body it is
+    sent at is said to hit it ("rolls into", "knocks into"): no direction word to flip, so it can carry no such
+    defect (it was annotated once, on a true prompt over a correct clip). The same striker missing its target rolls
+    "to the left" and can; a body with no direction never can."""
+    from experiments.benchmark.clipdata import Impact
+    from experiments.benchmark.simulated import Reference, _prompt_defect_objects, _reference, _says_direction
+    from experiments.benchmark.world import sample_world
+
+    world = sample_world(np.random.default_rng(5), kind="collide", min_objects=2, max_objects=3, max_width=160,
+                         max_pixel_frames=20_000)
+    striker = next(n for n, role in world.roles.items() if role.role == "strike")
+    struck = next(n for n, role in world.roles.items() if role.role == "struck")
+    positions = _reference(world, "analytic").positions
+    hits = Reference(positions, [Impact(0.5, 5, striker, struck, 1.0)])
+    misses = Reference(positions, [Impact(0.5, 5, striker, "wall", 1.0)])
+    assert not _says_direction(world, hits, striker) and _says_direction(world, misses, striker)
+    assert not _says_direction(world, misses, struck)
+    assert _prompt_defect_objects("wrong_direction", world, hits, [striker, struck], set()) is None
+    assert _prompt_defect_objects("wrong_direction", world, misses, [striker, struck], set()) == [striker]
