@@ -192,6 +192,43 @@ def test_collision_response_and_pass_through():
     assert touch.windows["contact"].start_frame <= contact_frame + 1
 
 
+@pytest.mark.parametrize("struck", ["stays", "knocked away"])
+def test_a_body_that_comes_out_beyond_one_that_never_moved_went_through_it(struck):
+    """A red ball rolls right at 6 px a frame into a blue one resting at x = 90; the two blobs merge, so while they
+    overlap the blue ball is not observed and the red one's centre is dragged back toward the pair's. It comes out
+    on the far side and rolls on at 4 px a frame (slowed: its relative velocity changes by a third, which alone reads
+    as an exchange of momentum). The blue ball never moved and its place still shows it: it went through it
+    (contradicted, from the first touch to where it came out). Knocked away instead (the blue ball leaves at the red
+    one's speed, which stops where it met it): supported."""
+    t, r = 30, 5.0
+    yy, xx = np.mgrid[0:80, 0:200]
+    red_x = np.where(np.arange(t) <= 12, 20.0 + 6.0 * np.arange(t), 92.0 + 4.0 * (np.arange(t) - 12))
+    blue_x = np.full(t, 90.0)
+    if struck == "knocked away":
+        red_x = np.minimum(20.0 + 6.0 * np.arange(t), 80.0)
+        blue_x = np.where(np.arange(t) <= 10, 90.0, 90.0 + 6.0 * (np.arange(t) - 10))
+    frames = np.full((t, 80, 200, 3), 150, np.uint8)
+    for k in range(t):
+        frames[k][(xx - blue_x[k]) ** 2 + (yy - 40) ** 2 <= r * r] = (40, 70, 220)
+        frames[k][(xx - red_x[k]) ** 2 + (yy - 40) ** 2 <= r * r] = (220, 40, 40)
+    merged = np.abs(red_x - blue_x) < 2 * r
+    red_seen = np.ones(t, bool)
+    red_centre = np.stack([red_x - np.where(merged, 0.5 * (red_x - blue_x), 0.0), np.full(t, 40.0)], 1)
+    blue_seen = ~merged
+    red = dataclasses.replace(_centred_track(red_centre, r, seen=red_seen), subject="red")
+    blue = dataclasses.replace(_centred_track(np.stack([blue_x, np.full(t, 40.0)], 1), r, seen=blue_seen),
+                               subject="blue")
+    op = MeasureOp(id="m", subject="red", other="blue", quantity="collision_response")
+    inputs = OperationInputs(tracks={"red": [red], "blue": [blue]})
+    m = TrackMeasurer().run(op, inputs, context_from_arrays(frames, 10.0))
+    if struck == "stays":
+        assert m.state == "contradicted" and "goes through it" in m.measured, (m.measured, m.reason)
+        first_touch = int(np.flatnonzero(np.abs(red_x - blue_x) <= 2 * r + 0.35 * r)[0])
+        assert m.window.start_frame == first_touch and m.window.end_frame >= 13, m.window
+    else:
+        assert m.state == "supported", (m.measured, m.reason)
+
+
 def test_missing_subject_is_unknown(drop):
     video = drop.context()
     op = MeasureOp(id="m", subject="ball", quantity="bounce")

@@ -12,6 +12,7 @@ import numpy as np
 from critic.specialists.base import unknown
 from critic.specialists.kinematics import floor_contacts, observed, radius, runs, stationary_runs, wall_contacts
 from critic.specialists.measure.common import Tolerances, floor_row_of, measurement
+from critic.specialists.measure.continuity import still_there
 from critic.types import Cost, Measurement, MeasureOp, TimeWindow, Track, VideoContext
 
 
@@ -102,6 +103,13 @@ def collision_response(op: MeasureOp, track: Track, other: Track | None, video: 
         return unknown("the subjects never touch", required=req)
     s, e = runs(touch)[0]
     w = video.window(s, e)
+    crossing = _goes_through(track, other, video, s)
+    if crossing is not None:
+        a, out, before, beyond, moved = crossing
+        return measurement("contradicted", req, f"goes through it: from {before:.1f} radii short of it (frame {a}) to "
+                           f"{beyond:.1f} radii beyond it along its way, out by frame {out}, while the other stays "
+                           f"where it was (moves {moved:.2f} of its radius; the pixels there still show it)",
+                           window=video.window(s, max(out, s)), windows={"contact": w})
 
     def vel(tr, a, b):
         ok = observed(tr)
@@ -125,6 +133,56 @@ def collision_response(op: MeasureOp, track: Track, other: Track | None, video: 
                            "they pass through each other", window=w, windows={"contact": w}, **values)
     return measurement("supported", req, f"relative velocity changed by {change:.0%} at contact", window=w,
                        windows={"contact": w}, **values)
+
+
+def _goes_through(track: Track, other: Track, video: VideoContext, s: int, lead: int = 3, max_moved: float = 0.5,
+                  min_speed_radii: float = 0.3) -> tuple[int, int, float, float, float] | None:
+    """Does the subject, moving into ``other`` (first touch at frame ``s``), come out on its far side while
+    ``other`` never moves? Before the touch, both observed at a frame ``a`` at most ``lead`` frames before ``s``,
+    the subject moving (``min_speed_radii`` of its radius per frame or more over the frames up to ``a``) and behind
+    ``other`` along its heading; after, at the first frame ``b`` with both observed where the subject's centre is a
+    whole subject-plus-other radius beyond ``other``'s along that heading, its centre having come within 0.6 of that
+    sum of ``other``'s place on the way. ``other``'s centre stays within ``max_moved`` of its radius of where it was
+    at ``a`` over every frame it is observed, and its place at ``b`` still shows it (``still_there``: a body knocked
+    away leaves its place empty, so a tracker that swapped the two at the merge does not read as a pass). Momentum is
+    exchanged in a collision: a body struck does not stay put while the one that struck it goes on through.
+    -> (a, the frame it came out at (its centre a radius sum beyond, interpolated between the frames it is seen),
+    radii short of it at a, radii beyond it at b, ``other``'s largest move in its radii) or None."""
+    ok, oko = observed(track), observed(other)
+    r, ro = radius(track), radius(other)
+    both = ok & oko
+    a = next((k for k in range(s - 1, max(s - 1 - lead, -1), -1) if both[k]), None)
+    if a is None or not (np.isfinite(r) and np.isfinite(ro)):
+        return None
+    back = [k for k in range(max(a - lead, 0), a) if ok[k]]
+    if not back:
+        return None
+    step = (track.centroid_px[a] - track.centroid_px[back[0]]) / (a - back[0])
+    speed = float(np.linalg.norm(step))
+    if speed < min_speed_radii * r:
+        return None
+    heading = step / speed
+    ahead = (track.centroid_px - other.centroid_px) @ heading  # (T,) px along the heading, + beyond the other
+    reach = r + ro
+    if ahead[a] > -0.5 * reach:
+        return None
+    b = next((k for k in range(s, len(ok)) if both[k] and ahead[k] >= reach), None)
+    if b is None:
+        return None
+    span = [k for k in range(a, b + 1) if oko[k]]
+    moved = max(float(np.linalg.norm(other.centroid_px[k] - other.centroid_px[a])) for k in span) / ro
+    if moved > max_moved or not still_there(video, other, a, b):
+        return None
+    # on the way it came over the other's place (where the two blobs merge, the other is often not observed: it
+    # stays put, so its place at ``a`` stands for it)
+    gap = np.linalg.norm(track.centroid_px[a:b + 1] - other.centroid_px[a], axis=1)
+    if not bool(np.any(ok[a:b + 1] & (gap < 0.6 * reach))):
+        return None
+    # where it came out: the frame its centre reached a whole radius sum beyond, between the last frame it was seen
+    # short of that and ``b`` (the merged blob hides it in between)
+    k0 = max(k for k in range(a, b) if ok[k] and ahead[k] < reach)
+    out = k0 + int(np.ceil((reach - ahead[k0]) / (ahead[b] - ahead[k0]) * (b - k0)))
+    return a, out, float(-ahead[a] / r), float(ahead[b] / r), moved
 
 
 def _contact_frames(a: Track, b: Track, gap_radii: float) -> np.ndarray:

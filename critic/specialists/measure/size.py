@@ -338,9 +338,9 @@ def _resting_size_change(track: Track, video: VideoContext, tol: Tolerances, min
     split in two), and over the frames in which the track is lost while the colour's centroid stays within half a
     radius of where it was at the rest's last frame (a body that changed size no longer matches its held box; one
     that toppled or left takes its colour away). A rest that begins the track in open view after the clip's first
-    frame reaches back too, over the frames in which the colour stood within half a radius of where it rests: a body
-    resting there since before was part of the median background, and only a change of its look made it a blob
-    (``_rested_unseen_before``). Over the rest, the area of the subject's colour (``colour_pixels``,
+    frame (its still start, however short) reaches back too, over the frames in which the colour stood where it
+    rests: a body resting there since before was part of the median background, and only a change of its look made
+    it a blob (``_rested_unseen_before``). Over the rest, the area of the subject's colour (``colour_pixels``,
     as at the run's first frame) within 2.5 radii of its last seen place is split at each frame into a before and an
     after of at least ``min_side`` frames, each steady (nine in ten of its frames within ``max_spread`` of its
     median); the steadiest split whose radius ratio is over ``tol.rest_morph_ratio`` is a change of size. Only where
