@@ -385,6 +385,55 @@ def test_a_body_at_rest_when_the_clip_opens_that_rises_by_itself_is_unsupported(
     assert measure(away, "support").state != "contradicted", measure(away, "support").measured
 
 
+@pytest.mark.parametrize("blob", ["one body", "merged"])
+def test_a_still_run_between_merges_of_a_falling_blob_is_no_stop_in_mid_air(blob):
+    """A blob comes down 4 px a frame, holds for five frames, and comes down again. Drawn as one body of steady size
+    and outline, that is a stop in mid-flight (support contradicted). Where the blob takes in a neighbour for the
+    held frames (a stack's next block: its box twice as tall, its area doubled, its centre dragged down by the merge),
+    its still run is the merge's, not a stop of the body: not contradicted."""
+    t = 24
+    y = np.concatenate([20.0 + 4.0 * np.arange(8), np.full(5, 52.0), 52.0 + 4.0 * np.arange(1, 12)])
+    tr = _centred_track(np.stack([np.full(t, 60.0), y], 1), 5.0)
+    if blob == "merged":
+        boxes = tr.boxes_xyxy.copy()
+        boxes[8:13, 3] += 10.0
+        area = tr.area_px.copy()
+        area[8:13] *= 2.0
+        tr = dataclasses.replace(tr, boxes_xyxy=boxes, area_px=area)
+    frames = np.full((t, 120, 120, 3), 150, np.uint8)
+    op = MeasureOp(id="m", subject="ball", quantity="support")
+    m = TrackMeasurer().run(op, OperationInputs(tracks={"ball": [tr]}), context_from_arrays(frames, 10.0))
+    if blob == "one body":
+        assert m.state == "contradicted" and "mid-flight" in m.measured, (m.measured, m.reason)
+    else:
+        assert m.state != "contradicted", m.measured
+
+
+@pytest.mark.parametrize("blob", ["one body", "merged"])
+def test_a_rise_from_rest_shown_by_a_blob_that_changes_its_outline_is_no_rise(blob):
+    """A blob rests for six frames, then climbs the image faster and faster (3, 6, 10, 15 px a frame). Drawn as one
+    body of steady size and outline, it rose from rest with nothing launching it (support contradicted). Where the
+    blob takes in a neighbour on the way (its box grows to over 1.5 times its width, its area a fifth larger, from
+    the third frame of the climb), the climb is partly the merge's: not contradicted."""
+    t = 16
+    y = np.concatenate([np.full(6, 90.0), 90.0 - np.cumsum([3.0, 6.0, 10.0, 15.0, 15.0, 15.0, 15.0, 15.0, 15.0, 15.0])])
+    y = np.maximum(y, 8.0)
+    tr = _centred_track(np.stack([np.full(t, 60.0), y], 1), 5.0)
+    if blob == "merged":
+        boxes = tr.boxes_xyxy.copy()
+        boxes[8:, 2] += 6.0
+        area = tr.area_px.copy()
+        area[8:] *= 1.2
+        tr = dataclasses.replace(tr, boxes_xyxy=boxes, area_px=area)
+    frames = np.full((t, 120, 120, 3), 150, np.uint8)
+    op = MeasureOp(id="m", subject="ball", quantity="support")
+    m = TrackMeasurer().run(op, OperationInputs(tracks={"ball": [tr]}), context_from_arrays(frames, 10.0))
+    if blob == "one body":
+        assert m.state == "contradicted" and "from rest" in m.measured, (m.measured, m.reason)
+    else:
+        assert m.state != "contradicted", m.measured
+
+
 def test_a_body_that_leaves_the_floor_at_once_by_itself_is_unsupported():
     """A ball lying on the floor for six frames that then leaves it straight up at 150 px/s, slowed by gravity (a
     landing played backwards): nothing launched it, so support is contradicted from its last frame on the floor

@@ -246,12 +246,26 @@ def _falls_at_all(op: MeasureOp, track: Track, video: VideoContext) -> Measureme
                    required=req, descent_radii=best)
 
 
+def _takes_in_a_neighbour(track: Track, a: int, b: int, growth: float = 1.5) -> bool:
+    """Does the blob's box grow in width or height by x``growth`` or more from one observed frame to the next within
+    frames ``a..b``? That is a merge: the blob took in a neighbour (a stack's next block, a mat's edge, a shadow)
+    and its centre moved by the merge, not by any motion of the body. (A rigid body keeps its outline from frame to
+    frame; the box the tracker holds on a body that stopped may shrink to what the median background left of it,
+    never grow.)"""
+    box = track.boxes_xyxy
+    ks = [k for k in range(max(a, 0), min(b, len(box) - 1) + 1) if observed(track)[k]]
+    dims = np.stack([box[ks, 2] - box[ks, 0] + 1, box[ks, 3] - box[ks, 1] + 1], 1) if ks else np.zeros((0, 2))
+    return bool(len(dims) > 1 and np.any(dims[1:] >= growth * dims[:-1]))
+
+
 def _pauses_in_fall(track: Track, r: float) -> list[tuple[int, int]]:
     """Stationary runs in the middle of a flight: moving down (or up) just before, moving on the same way just
     after, with no sideways travel on the way out (a body that lands on a ledge must roll to its edge to fall
     again): an unsupported body does not stop in mid-air. Before the run, three observed frames that come down
     half a radius or more; when the clip shows fewer (the stop comes in its first frames), a single step of
-    ``0.3`` radius or more, well above the tracker's jitter, shows the flight it interrupts."""
+    ``0.3`` radius or more, well above the tracker's jitter, shows the flight it interrupts. No merge from the first of
+    those frames to the last (``_takes_in_a_neighbour``): a blob that takes in a neighbour moves its centre by the
+    merge, and its still runs between merges are no stop of a body in flight."""
     ok = observed(track)
     y = track.centroid_px[:, 1]
     x = track.centroid_px[:, 0]
@@ -261,6 +275,8 @@ def _pauses_in_fall(track: Track, r: float) -> list[tuple[int, int]]:
         # the most frames (up to three) observed without a break right before the run
         a = next((s - n for n in (3, 2, 1) if s - n >= 0 and ok[s - n:s + 1].all()), None)
         if a is None or b >= len(y) or not ok[e:b + 1].all():
+            continue
+        if _takes_in_a_neighbour(track, a, b):
             continue
         before, after = y[s] - y[a], y[b] - y[e]
         way = np.sign(before)
@@ -278,9 +294,9 @@ def _released_unsupported(track: Track, video: VideoContext, r: float, hover_rad
     to), falling straight (no sideways travel on the way out: a body that rolls off a ledge moves sideways first)
     and whole (its box's top comes down too: a blob that takes in a piece below grows down from a top that stays),
     and the clip's usual picture just under the body the same as just over it (one uniform backdrop: no shelf,
-    ramp, body or hand beneath), or else nothing over or under it changing as it goes (``_let_go_by_nothing``). A
-    body held still in mid-air and then let go by nothing in view hovered, wherever in the clip that happens
-    (before any landing too)."""
+    ramp, body or hand beneath), or else nothing over or under it changing as it goes (``_let_go_by_nothing``); no
+    merge from the frame before the rest into the fall (``_takes_in_a_neighbour``). A body held still in mid-air and
+    then let go by nothing in view hovered, wherever in the clip that happens (before any landing too)."""
     floor = floor_row_of(track)
     ok = observed(track)
     y, x = track.centroid_px[:, 1], track.centroid_px[:, 0]
@@ -294,6 +310,8 @@ def _released_unsupported(track: Track, video: VideoContext, r: float, hover_rad
         if b >= len(y) or not ok[e:b + 1].all():
             continue
         if not (y[b] - y[e] >= 0.5 * r and y[e + 1] - y[e] > 0.05 * r and abs(x[e + 1] - x[e]) < 0.5 * r):
+            continue
+        if _takes_in_a_neighbour(track, max(s - 1, 0), b):
             continue
         if boxes[b, 1] - boxes[e, 1] < 0.5 * r:
             # its top stays where it rested: the blob took in a piece below it (a seam, a shadow, a neighbour),
@@ -355,7 +373,8 @@ def _rises_unaided(track: Track, r: float) -> list[tuple[int, int, str]]:
     """Rises no unsupported body makes: from a rest, up more than 1.5 radii within half a second, faster and
     faster (pushed up all the way: :func:`_pushed_up`), or a rebound much higher than a drop that began at rest at
     its apex (energy from nowhere, as in a fall played backwards), or a body lying on the floor that leaves it at
-    once (:func:`_leaves_the_floor`). At the same apparent size throughout (not a move in depth).
+    once (:func:`_leaves_the_floor`). At the same apparent size throughout (not a move in depth), with no merge on
+    the way (``_takes_in_a_neighbour``: a blob that takes in a neighbour drags its centre up).
 
     A rest is a stationary run, or the clip's opening frames (two or more) in which the body stands still: a body
     the clip opens on at rest has rested there for as long as anyone can tell, however soon it moves."""
@@ -380,7 +399,7 @@ def _rises_unaided(track: Track, r: float) -> list[tuple[int, int, str]]:
                 climb = np.diff(y[max(f - 3, e):f + 1])
                 if (f - e >= 3 and (y[e] - y[f]) / r > 1.5 and climb.size >= 3 and (climb < 0).all()
                         and np.nanmax(size[e:f + 1]) / np.nanmin(size[e:f + 1]) < 1.2
-                        and _pushed_up(t[e:f + 1], y[e:f + 1])):
+                        and not _takes_in_a_neighbour(track, e, f) and _pushed_up(t[e:f + 1], y[e:f + 1])):
                     top = _top_of_rise(y, ok, f)  # the window is the whole rise, from the last frame at rest
                     out.append((e, top, f"rises {(bottom[e] - bottom[f]) / r:.1f} radii from rest within "
                                         f"{t[f] - t[e]:.2f} s, with nothing launching it"))
