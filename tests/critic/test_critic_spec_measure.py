@@ -385,24 +385,30 @@ def test_a_body_at_rest_when_the_clip_opens_that_rises_by_itself_is_unsupported(
     assert measure(away, "support").state != "contradicted", measure(away, "support").measured
 
 
+def _support_of_column_blob(y: np.ndarray, merged: tuple[slice, int, float, float] | None = None):
+    """Support measured on a blob of half side 5 px at x = 60 px and rows ``y`` (T,) px, 10 fps, over an empty grey
+    picture. ``merged`` = (frames, box side 0-3, px added to that side, area factor): the blob takes in a neighbour
+    over those frames."""
+    tr = _centred_track(np.stack([np.full(len(y), 60.0), y], 1), 5.0)
+    if merged is not None:
+        frames, side, grow, factor = merged
+        boxes, area = tr.boxes_xyxy.copy(), tr.area_px.copy()
+        boxes[frames, side] += grow
+        area[frames] *= factor
+        tr = dataclasses.replace(tr, boxes_xyxy=boxes, area_px=area)
+    op = MeasureOp(id="m", subject="ball", quantity="support")
+    video = context_from_arrays(np.full((len(y), 120, 120, 3), 150, np.uint8), 10.0)
+    return TrackMeasurer().run(op, OperationInputs(tracks={"ball": [tr]}), video)
+
+
 @pytest.mark.parametrize("blob", ["one body", "merged"])
 def test_a_still_run_between_merges_of_a_falling_blob_is_no_stop_in_mid_air(blob):
     """A blob comes down 4 px a frame, holds for five frames, and comes down again. Drawn as one body of steady size
     and outline, that is a stop in mid-flight (support contradicted). Where the blob takes in a neighbour for the
     held frames (a stack's next block: its box twice as tall, its area doubled, its centre dragged down by the merge),
     its still run is the merge's, not a stop of the body: not contradicted."""
-    t = 24
     y = np.concatenate([20.0 + 4.0 * np.arange(8), np.full(5, 52.0), 52.0 + 4.0 * np.arange(1, 12)])
-    tr = _centred_track(np.stack([np.full(t, 60.0), y], 1), 5.0)
-    if blob == "merged":
-        boxes = tr.boxes_xyxy.copy()
-        boxes[8:13, 3] += 10.0
-        area = tr.area_px.copy()
-        area[8:13] *= 2.0
-        tr = dataclasses.replace(tr, boxes_xyxy=boxes, area_px=area)
-    frames = np.full((t, 120, 120, 3), 150, np.uint8)
-    op = MeasureOp(id="m", subject="ball", quantity="support")
-    m = TrackMeasurer().run(op, OperationInputs(tracks={"ball": [tr]}), context_from_arrays(frames, 10.0))
+    m = _support_of_column_blob(y, (slice(8, 13), 3, 10.0, 2.0) if blob == "merged" else None)
     if blob == "one body":
         assert m.state == "contradicted" and "mid-flight" in m.measured, (m.measured, m.reason)
     else:
@@ -415,19 +421,9 @@ def test_a_rise_from_rest_shown_by_a_blob_that_changes_its_outline_is_no_rise(bl
     body of steady size and outline, it rose from rest with nothing launching it (support contradicted). Where the
     blob takes in a neighbour on the way (its box grows to over 1.5 times its width, its area a fifth larger, from
     the third frame of the climb), the climb is partly the merge's: not contradicted."""
-    t = 16
-    y = np.concatenate([np.full(6, 90.0), 90.0 - np.cumsum([3.0, 6.0, 10.0, 15.0, 15.0, 15.0, 15.0, 15.0, 15.0, 15.0])])
-    y = np.maximum(y, 8.0)
-    tr = _centred_track(np.stack([np.full(t, 60.0), y], 1), 5.0)
-    if blob == "merged":
-        boxes = tr.boxes_xyxy.copy()
-        boxes[8:, 2] += 6.0
-        area = tr.area_px.copy()
-        area[8:] *= 1.2
-        tr = dataclasses.replace(tr, boxes_xyxy=boxes, area_px=area)
-    frames = np.full((t, 120, 120, 3), 150, np.uint8)
-    op = MeasureOp(id="m", subject="ball", quantity="support")
-    m = TrackMeasurer().run(op, OperationInputs(tracks={"ball": [tr]}), context_from_arrays(frames, 10.0))
+    climb = np.cumsum([3.0, 6.0, 10.0, 15.0, 15.0, 15.0, 15.0, 15.0, 15.0, 15.0])
+    y = np.maximum(np.concatenate([np.full(6, 90.0), 90.0 - climb]), 8.0)
+    m = _support_of_column_blob(y, (slice(8, None), 2, 6.0, 1.2) if blob == "merged" else None)
     if blob == "one body":
         assert m.state == "contradicted" and "from rest" in m.measured, (m.measured, m.reason)
     else:
