@@ -749,13 +749,13 @@ def binding_doubt(track: Track) -> str:
     return f"'{track.subject}' is not bound unambiguously: {b.get('doubt') or 'weak grounding evidence'}"
 
 
-
 def may_be_absent(track: Track) -> bool:
     """Whether the grounding left open that ``track``'s subject is not in the clip at all: bound by its colour name,
     but not firmly, its being absent fitting about as well as the track it took (``absent_fits`` in the binding
     evidence)."""
     b = (track.meta or {}).get("binding") or {}
     return not b.get("confident", True) and bool(b.get("absent_fits")) and b.get("by") == "color"
+
 
 def identity_doubt(track: Track, *, max_typical_step: float = 1.5) -> str:
     """Why ``track`` may not follow one object ("" when it does): its blob area changes by more than

@@ -89,15 +89,23 @@ def _reference(world: World, renderer: str) -> Reference:
                      scenes_analytic._impacts(world, traj))
 
 
+def _struck(world: World) -> str | None:
+    """The body a striker is sent at (a scene has at most one), or None."""
+    return next((n for n, r in world.roles.items() if r.role == "struck"), None)
+
+
+def _reaches_struck(world: World, ref: Reference, name: str) -> bool:
+    """Does ``name``, a striker, reach the body it is sent at in the clean run? Its clause then says it hits that body
+    ("rolls into", "knocks into"); one that misses it only rolls."""
+    struck = _struck(world)
+    return world.roles[name].role == "strike" and struck is not None and ref.first_impact(name, struck) is not None
+
+
 def _says_direction(world: World, ref: Reference, name: str) -> bool:
     """Does the prompt's clause for ``name`` name its direction of motion? A body with a direction does, except a
-    striker that reaches the body it is sent at: its clause says it hits that body ("rolls into", "knocks into"), and
-    a direction flipped there would be in no word of the prompt."""
-    role = world.roles[name]
-    if not role.direction:
-        return False
-    struck = next((n for n, r in world.roles.items() if r.role == "struck"), None)
-    return not (role.role == "strike" and struck is not None and ref.first_impact(name, struck) is not None)
+    striker that reaches the body it is sent at (``_reaches_struck``): a direction flipped there would be in no word
+    of the prompt."""
+    return bool(world.roles[name].direction) and not _reaches_struck(world, ref, name)
 
 
 def _prompt_defect_objects(cat: str, world: World, ref: Reference, mentioned: list[str],
@@ -199,7 +207,7 @@ def plan_physical(rng: np.random.Generator, world: World, ref: Reference, name: 
             return None
         return DefectPlan(category, name, 0 if renderer == "pybullet" else hit.frame - 1, other="wall", claim=name)
     if category in ("pass_through_object", "penetration_on_contact"):
-        other = next((n for n, rl in world.roles.items() if rl.role == "struck"), None)
+        other = _struck(world)
         hit = ref.first_impact(name, other) if other else None
         if hit is None or hit.frame < 2:
             return None
@@ -448,7 +456,7 @@ def make_clip(rng: np.random.Generator, *, renderer: str, num_defects: int, max_
         flip_direction = movers[0] if movers else None
         if flip_direction is None:
             prompt_defects.remove("wrong_direction")
-    struck = next((n for n in names if world.roles[n].role == "struck"), None)
+    struck = _struck(world)
     for n in mentioned:
         role = world.roles[n]
         if role.role == "struck":
@@ -470,8 +478,7 @@ def make_clip(rng: np.random.Generator, *, renderer: str, num_defects: int, max_
             hits = ref.first_impact(n, "wall") is not None
             clauses.append(ClauseSpec(n, "roll_to_wall" if hits else "roll", subject=n, direction=d))
         elif role.role == "strike":
-            hits = struck is not None and ref.first_impact(n, struck) is not None
-            if hits:
+            if _reaches_struck(world, ref, n):
                 clauses.append(ClauseSpec(n, "collide", subject=n, other=struck))
             else:
                 clauses.append(ClauseSpec(n, "roll", subject=n, direction=d))

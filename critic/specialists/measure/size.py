@@ -393,7 +393,7 @@ def _resting_size_change(track: Track, video: VideoContext, tol: Tolerances, min
         ring = colour_pixels(video, s, c[s], lab, 2.0 * reach)[0] - here
         if here < 4 or ring > here / 3:
             continue
-        earlier = _rested_unseen_before(track, video, s, lab, reach)
+        earlier = _rested_unseen_before(track, video, s, lab, reach, r)
         areas = np.asarray(earlier + areas, float)
         s -= len(earlier)
         if len(areas) < 2 * min_side:
@@ -414,15 +414,15 @@ def _resting_size_change(track: Track, video: VideoContext, tol: Tolerances, min
     return None
 
 
-def _rested_unseen_before(track: Track, video: VideoContext, s: int, lab: np.ndarray, reach: float) -> list[float]:
-    """The area (px) of the subject's colour within ``reach`` px of where it rests at frame ``s``, frame by frame
-    back from ``s - 1`` (earliest first), while it stood there unseen by the tracker: only when the track begins at
-    ``s`` (nothing observed or coasted before it) in open view, and only over the frames where the colour is there:
-    at ``s - 1`` with its centroid within a radius of the colour's centroid at ``s`` (a body that swells or shrinks
-    on the floor moves its centre up or down by the change), before that within half a radius of its centroid at
-    ``s - 1`` (a body that came in, or stood elsewhere, is not the one resting here; a body pasted in at ``s``
-    leaves nothing of its colour before it)."""
-    r = float(track.radius_px)
+def _rested_unseen_before(track: Track, video: VideoContext, s: int, lab: np.ndarray, reach: float,
+                          r: float) -> list[float]:
+    """The area (px) of the subject's colour within ``reach`` px of where it rests at frame ``s`` (``r``: its radius,
+    px), frame by frame back from ``s - 1`` (earliest first), while it stood there unseen by the tracker: only when the
+    track begins at ``s`` (nothing observed or coasted before it) in open view, and only over the frames where the
+    colour is there: at ``s - 1`` with its centroid within a radius of the colour's centroid at ``s`` (a body that
+    swells or shrinks on the floor moves its centre up or down by the change), before that within half a radius of
+    its centroid at ``s - 1`` (a body that came in, or stood elsewhere, is not the one resting here; a body pasted in
+    at ``s`` leaves nothing of its colour before it)."""
     seen = observed(track) | np.asarray(track.coasted, bool)
     if s == 0 or seen[:s].any() or bool(track.touches_border[s]):
         return []
