@@ -168,22 +168,36 @@ def _fit(t: np.ndarray, y: np.ndarray) -> np.ndarray | None:
 
 
 def _bridged_runs(track: Track, ok: np.ndarray, r: float, max_gap: int, axis: int,
-                  toward: int = 1) -> list[tuple[int, int]]:
+                  toward: int = 1, max_turn_gap: int = 2) -> list[tuple[int, int]]:
     """The runs of observed frames (first, last index), joined where at most ``max_gap`` frames part them inside a
     descent: the subject moves on toward the surface (along ``axis``, the way ``toward`` says) over the last step
     before the gap and across it, and comes back where its motion was taking it (within 1.5 radii plus half the
     distance its last step would have carried it over the gap of the constant-velocity prediction: it may slow down,
-    landing, in the gap). A track that comes back elsewhere, or higher, has switched to another body: its runs stay
-    apart. ``ok``: the track's observed frames; ``r``: its radius (px)."""
+    landing, in the gap). Runs at most ``max_turn_gap`` frames apart are joined too where the subject turns in the
+    gap: coming down into the last frame before it, it comes back higher, by a quarter radius or more (a body seen
+    at the same row again has landed, not turned) and by no more than its last step down would carry it over the
+    gap (a rebound is never faster than the fall into it), and across the surface where its motion was taking it
+    (within 1.5 radii plus half its last step over the gap): it met the surface while unseen (a small body on a
+    floor tile of nearly its colour). A track that comes back elsewhere, or higher than a rebound can carry it, has
+    switched to another body: its runs stay apart. ``ok``: the track's observed frames; ``r``: its radius (px)."""
     c = track.centroid_px * np.where(np.arange(2) == axis, float(toward), 1.0)
+    across = 1 - axis
     out: list[tuple[int, int]] = []
     for s, e in runs(ok):
-        if out and s - out[-1][1] - 1 <= max_gap and out[-1][1] > out[-1][0]:
+        if out and s - out[-1][1] - 1 <= max(max_gap, max_turn_gap) and out[-1][1] > out[-1][0]:
             last = out[-1][1]
-            step = c[last] - c[last - 1]
-            miss = float(np.linalg.norm(c[s] - (c[last] + step * (s - last))))
-            descending = step[axis] > 0.05 * r and c[s, axis] > c[last, axis]
-            if descending and miss <= 1.5 * r + 0.5 * float(np.linalg.norm(step)) * (s - last):
+            gap = s - last
+            # the last step: from the frame seen before it (a frame lost inside a joined descent is skipped)
+            prev = max(k for k in range(out[-1][0], last) if ok[k])
+            step = (c[last] - c[prev]) / (last - prev)
+            reach = 0.5 * float(np.linalg.norm(step)) * gap
+            miss = float(np.linalg.norm(c[s] - (c[last] + step * gap)))
+            coming_down = step[axis] > 0.05 * r
+            descending = coming_down and c[s, axis] > c[last, axis] and gap - 1 <= max_gap
+            rise = c[last, axis] - c[s, axis]
+            turned = (coming_down and gap - 1 <= max_turn_gap and 0.25 * r <= rise <= step[axis] * gap
+                      and abs(c[s, across] - (c[last, across] + step[across] * gap)) <= 1.5 * r + reach)
+            if (descending and miss <= 1.5 * r + reach) or turned:
                 out[-1] = (out[-1][0], e)
                 continue
         out.append((s, e))
@@ -195,10 +209,10 @@ def floor_contacts(track: Track, *, min_drop_radii: float = 0.75, min_rebound_ra
                    axis: int = 1, max_gap: int = 1, toward: int = 1) -> list[Contact]:
     """Down->up reversals (bounces) and down->stop landings along ``axis`` (1: image y, the floor; 0: x,
     a wall), "down" being ``toward`` (+1: increasing image coordinate; -1: decreasing, a wall on the left), over
-    runs of observed frames. Runs at most ``max_gap`` frames apart are read as one, the position
-    interpolated over the frames between (a ball merged with its shadow for a frame just before it lands is still
-    the ball coming down: its drop counts from where the descent began); a contact is only placed on an observed
-    frame."""
+    runs of observed frames. Runs at most ``max_gap`` frames apart are read as one (two, where the subject turns in
+    them: :func:`_bridged_runs`), the position interpolated over the frames between (a ball merged with its shadow
+    for a frame just before it lands is still the ball coming down: its drop counts from where the descent began); a
+    contact is only placed on an observed frame."""
     r = radius(track)
     if not np.isfinite(r):
         return []

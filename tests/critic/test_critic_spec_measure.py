@@ -1676,6 +1676,35 @@ def test_a_frame_lost_just_before_the_landing_does_not_hide_it():
     assert floor_contacts(track(True, switched=True)) == []
 
 
+def test_a_bounce_lost_from_view_is_read_across_the_gap():
+    """A ball (radius 3 px, 25 fps) comes down an arc and is lost for the two frames in which it meets the floor
+    (on a floor tile of nearly its colour, say); seen again, it is rising. The touch is read across the gap: a
+    bounce at the last frame it was seen coming down, before its later landing, so a landing's sound is checked
+    against the first touch and not against the last. A track that comes back higher than a rebound can carry it
+    in two frames (its fall was at 1 px a frame), or 8 radii to the side, has switched to another body; one seen
+    again at the row it was lost at has not turned in the gap: no bounce is read across the gap."""
+    from critic.specialists.kinematics import floor_contacts
+
+    t = 30
+    x = 70.0 - 1.2 * np.arange(t)
+    y = np.concatenate([30.0 + 1.0 * np.arange(18),                  # comes down to row 47 at frame 17
+                        47.0 - 0.8 * np.arange(1, 6),                # rebounds, slower, to row 43 at frame 22
+                        43.0 + 0.8 * np.arange(1, 6), np.full(2, 47.0)])  # lands at frame 27, and stays
+
+    def track(shift: tuple[float, float] = (0.0, 0.0)) -> Track:
+        at = np.stack([x, y], 1) + np.where(np.arange(t)[:, None] >= 20, shift, 0.0)
+        visible = ~np.isin(np.arange(t), [18, 19])
+        return Track(subject="ball", identity=0, boxes_xyxy=np.concatenate([at - 3, at + 3], 1), centroid_px=at,
+                     area_px=np.where(visible, 28.0, 0.0), visible=visible, coasted=np.zeros(t, bool),
+                     touches_border=np.zeros(t, bool), times_s=np.arange(t) / 25.0)
+
+    contacts = floor_contacts(track())
+    assert [(c.frame, c.kind) for c in contacts] == [(17, "bounce"), (27, "land")], contacts
+    assert not any(c.frame == 17 for c in floor_contacts(track((0.0, -4.0)))), "higher than a rebound"
+    assert not any(c.frame == 17 for c in floor_contacts(track((24.0, 0.0)))), "another body to the side"
+    assert not any(c.frame == 17 for c in floor_contacts(track((0.0, 2.4)))), "seen again where it was lost"
+
+
 def test_a_lost_frame_is_bridged_only_inside_a_descent():
     """A ball resting on the floor is lost for a frame and comes back a little higher, then dips and climbs (the
     tracker swapping it with a neighbour): the lost frame is not inside a descent, so nothing is read across it -
