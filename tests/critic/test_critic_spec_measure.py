@@ -1676,6 +1676,27 @@ def test_a_frame_lost_just_before_the_landing_does_not_hide_it():
     assert floor_contacts(track(True, switched=True)) == []
 
 
+def test_a_rebound_out_of_the_top_of_the_picture_rose_higher_than_its_drop():
+    """A ball let go from rest near the top of the view (centre at row 12, radius 5 px) bounces off the floor with
+    more speed than it hit it (restitution 1.35): its rebound carries it out of the top of the picture and it falls
+    back in. What is seen of the rebound is no higher than the drop, but a body unseen above the top edge rose
+    higher than that edge: contradicted. The same bounce of a ball that came in from above the picture, falling (let
+    go from a height it does not show), and an elastic one from rest in view, are no such evidence."""
+    def bouncing(y0: float, e: float) -> S.Synthetic:
+        t = np.arange(48) / S.FPS
+        xy, contacts = S.bounce_path(t, x0=50.0, y0=y0, vx=10.0, e=e)
+        ball = S.Ball(xy=xy, radius=np.full(len(t), S.RADIUS), visible=np.ones(len(t), bool), color=S.COLORS["red"])
+        return S.Synthetic(frames=S.draw(S.background(), [ball], len(t)), fps=S.FPS, audio=None,
+                           audio_rate_hz=S.AUDIO_RATE, balls={"ball": ball}, contacts_s=contacts)
+
+    high = bouncing(12.0, 1.35)
+    assert high.balls["ball"].xy[:, 1].min() < -S.RADIUS  # above the picture for a while
+    m = measure(high, "bounce")
+    assert m.state == "contradicted" and "out of the top of the picture" in m.measured, (m.measured, m.reason)
+    assert measure(bouncing(-40.0, 1.0), "bounce").state != "contradicted"
+    assert measure(bouncing(20.0, 1.0), "bounce").state == "supported"
+
+
 def test_a_bounce_lost_from_view_is_read_across_the_gap():
     """A ball (radius 3 px, 25 fps) comes down an arc and is lost for the two frames in which it meets the floor
     (on a floor tile of nearly its colour, say); seen again, it is rising. The touch is read across the gap: a

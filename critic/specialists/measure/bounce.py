@@ -12,6 +12,7 @@ from critic.specialists.base import unknown
 from critic.specialists.kinematics import (Contact, floor_contacts, observed, radius, stationary_runs,
                                           wall_contacts)
 from critic.specialists.measure.common import Tolerances, measurement
+from critic.specialists.measure.continuity import colour_pixels, subject_lab
 from critic.types import Measurement, MeasureOp, Track, VideoContext
 
 
@@ -53,6 +54,14 @@ def bounce(op: MeasureOp, track: Track, other: Track | None, video: VideoContext
                                f"rebound {c.rebound_radii:.1f} radii after a drop of {c.drop_radii:.1f} radii",
                                window=video.window(max(c.frame - 1, 0), max(end, c.frame + 2)), windows=windows,
                                **values)
+        above = _rebound_above_view(track, video, c, r)
+        if above is not None and above[0] > 1.15 * c.drop_radii + 0.5:
+            least, out, back = above
+            return measurement("contradicted", "rebound height <= drop height",
+                               f"rebound of {least:.1f} radii or more after a drop of {c.drop_radii:.1f} radii from "
+                               f"rest in view: it rises out of the top of the picture after frame {out} and falls back "
+                               f"into it at frame {back}", window=video.window(max(c.frame - 1, 0), back),
+                               windows=windows, **values)
     if not contacts:
         return unknown("no contact with a surface observed (it never comes to one in view)", required=req,
                        **values)
@@ -88,6 +97,60 @@ def bounce(op: MeasureOp, track: Track, other: Track | None, video: VideoContext
     return measurement("supported", req, f"{len(bounces)} bounce(s); first rebound {bounces[0].rebound_radii:.1f} of "
                        f"{bounces[0].drop_radii:.1f} radii dropped", window=windows["contact"], windows=windows,
                        **values)
+
+
+def _rebound_above_view(track: Track, video: VideoContext, c: Contact, r: float, min_unseen: int = 2,
+                        max_start_share: float = 0.25) -> tuple[float, int, int] | None:
+    """How high, at least, the rebound from the bounce ``c`` went when its apex is above the picture: the body rises
+    frame after frame from the bounce to a last frame ``out`` within one of its steps of the picture's top edge, is
+    not seen for ``min_unseen`` frames or more, and is seen again at ``back`` falling from within one of its steps of
+    the top edge; over the frames between, no pixel of its colour shows between the top edge and where it was last
+    (so it was above the picture, not hidden in it). Its centre then rose above the top edge by a radius at least.
+    The drop into the bounce must start from rest in view (a descent from an apex seen, or from a first frame in full
+    view that moves under ``max_start_share`` of the last step before the bounce): a body that came in from above the
+    picture fell from a height it does not show. -> (rebound at least, radii; ``out``; ``back``) or None. Image y
+    grows downward; ``r``: the radius (px)."""
+    ok = observed(track)
+    y = track.centroid_px[:, 1]
+    seen = np.flatnonzero(ok)
+    k = c.frame
+    # the descent into the bounce: back over the frames seen in a row while they come down
+    j0 = k
+    while j0 - 1 >= 0 and ok[j0 - 1] and y[j0 - 1] < y[j0]:
+        j0 -= 1
+    if k - j0 < 2:
+        return None
+    apex_seen = j0 >= 1 and ok[j0 - 1] and y[j0 - 1] >= y[j0]
+    first_step, last_step = y[j0 + 1] - y[j0], y[k] - y[k - 1]
+    if not apex_seen and (track.boxes_xyxy[j0, 1] <= 1.0 or first_step > max_start_share * last_step):
+        return None
+    # the rise after it, frame after frame, to the last frame seen before a gap
+    rise = [k]
+    for j in seen[seen > k]:
+        if j - rise[-1] > 1:
+            break
+        if y[j] >= y[rise[-1]]:
+            return None  # its apex is in view
+        rise.append(int(j))
+    later = seen[seen > rise[-1]]
+    if len(rise) < 3 or not later.size or later[0] - rise[-1] - 1 < min_unseen:
+        return None
+    out, back = rise[-1], int(later[0])
+    up = float(y[rise[-2]] - y[out])
+    after = seen[seen > back]
+    if y[out] - r > up or not after.size or after[0] - back > 2:
+        return None
+    down = float(y[after[0]] - y[back]) / float(after[0] - back)
+    if down <= 0 or y[back] - r > down:
+        return None
+    lab = subject_lab(video, track, out)
+    if lab is None:
+        return None
+    corner = np.array([track.centroid_px[out, 0], 0.0])
+    reach = float(y[out]) + 2.0 * r
+    if any(colour_pixels(video, j, corner, lab, reach)[0] >= 0.25 * np.pi * r * r for j in range(out + 1, back)):
+        return None
+    return (float(y[k]) + r) / r, out, back
 
 
 def _stays_down_until(track: Track, frame: int, num_frames: int, after: int = 3) -> int:
