@@ -104,8 +104,9 @@ def _rebound_above_view(track: Track, video: VideoContext, c: Contact, r: float,
     """How high, at least, the rebound from the bounce ``c`` went when its apex is above the picture: the body rises
     frame after frame from the bounce to a last frame ``out`` within one of its steps of the picture's top edge, is
     not seen for ``min_unseen`` frames or more, and is seen again at ``back`` falling from within one of its steps of
-    the top edge; over the frames between, no pixel of its colour shows between the top edge and where it was last
-    (so it was above the picture, not hidden in it). Its centre then rose above the top edge by a radius at least.
+    the top edge; over the frames between, under a quarter of its area of its colour shows between the top edge and
+    where it was last (so it was above the picture, not hidden in it). Its centre then rose a radius above the top
+    edge at least.
     The drop into the bounce must start from rest in view (a descent from an apex seen, or from a first frame in full
     view that moves under ``max_start_share`` of the last step before the bounce): a body that came in from above the
     picture fell from a height it does not show. -> (rebound at least, radii; ``out``; ``back``) or None. Image y
