@@ -192,31 +192,41 @@ def test_collision_response_and_pass_through():
     assert touch.windows["contact"].start_frame <= contact_frame + 1
 
 
-@pytest.mark.parametrize("struck", ["stays", "knocked away"])
+@pytest.mark.parametrize("struck", ["stays", "knocked away", "swapped", "nudged"])
 def test_a_body_that_comes_out_beyond_one_that_never_moved_went_through_it(struck):
     """A red ball rolls right at 6 px a frame into a blue one resting at x = 90; the two blobs merge, so while they
     overlap the blue ball is not observed and the red one's centre is dragged back toward the pair's. It comes out
     on the far side and rolls on at 4 px a frame (slowed: its relative velocity changes by a third, which alone reads
     as an exchange of momentum). The blue ball never moved and its place still shows it: it went through it
     (contradicted, from the first touch to where it came out). Knocked away instead (the blue ball leaves at the red
-    one's speed, which stops where it met it): supported."""
-    t, r = 30, 5.0
+    one's speed, which stops where it met it): supported. Knocked away, but tracked as if swapped at the merge (the
+    red track goes on with the blue ball, the blue one is held at its place, now empty): no pass read. Nudged on by
+    more than half its radius as the red one goes by: momentum was exchanged, no pass read either."""
+    # nudged, the clip ends soon after, so that the blue ball's usual place (the clip's median) is where it rested
+    t, r = 18 if struck == "nudged" else 30, 5.0
     yy, xx = np.mgrid[0:80, 0:200]
     red_x = np.where(np.arange(t) <= 12, 20.0 + 6.0 * np.arange(t), 92.0 + 4.0 * (np.arange(t) - 12))
     blue_x = np.full(t, 90.0)
-    if struck == "knocked away":
+    if struck in ("knocked away", "swapped"):
         red_x = np.minimum(20.0 + 6.0 * np.arange(t), 80.0)
         blue_x = np.where(np.arange(t) <= 10, 90.0, 90.0 + 6.0 * (np.arange(t) - 10))
+    if struck == "nudged":
+        blue_x = np.where(np.arange(t) <= 10, 90.0, np.minimum(90.0 + 1.0 * (np.arange(t) - 10), 93.5))
     frames = np.full((t, 80, 200, 3), 150, np.uint8)
     for k in range(t):
         frames[k][(xx - blue_x[k]) ** 2 + (yy - 40) ** 2 <= r * r] = (40, 70, 220)
         frames[k][(xx - red_x[k]) ** 2 + (yy - 40) ** 2 <= r * r] = (220, 40, 40)
     merged = np.abs(red_x - blue_x) < 2 * r
     red_seen = np.ones(t, bool)
-    red_centre = np.stack([red_x - np.where(merged, 0.5 * (red_x - blue_x), 0.0), np.full(t, 40.0)], 1)
+    red_track_x, blue_track_x = red_x, blue_x
+    if struck == "swapped":
+        red_track_x = np.where(np.arange(t) <= 10, red_x, blue_x)
+        blue_track_x = np.full(t, 90.0)
+        merged = np.zeros(t, bool)
+    red_centre = np.stack([red_track_x - np.where(merged, 0.5 * (red_x - blue_x), 0.0), np.full(t, 40.0)], 1)
     blue_seen = ~merged
     red = dataclasses.replace(_centred_track(red_centre, r, seen=red_seen), subject="red")
-    blue = dataclasses.replace(_centred_track(np.stack([blue_x, np.full(t, 40.0)], 1), r, seen=blue_seen),
+    blue = dataclasses.replace(_centred_track(np.stack([blue_track_x, np.full(t, 40.0)], 1), r, seen=blue_seen),
                                subject="blue")
     op = MeasureOp(id="m", subject="red", other="blue", quantity="collision_response")
     inputs = OperationInputs(tracks={"red": [red], "blue": [blue]})
@@ -225,8 +235,10 @@ def test_a_body_that_comes_out_beyond_one_that_never_moved_went_through_it(struc
         assert m.state == "contradicted" and "goes through it" in m.measured, (m.measured, m.reason)
         first_touch = int(np.flatnonzero(np.abs(red_x - blue_x) <= 2 * r + 0.35 * r)[0])
         assert m.window.start_frame == first_touch and m.window.end_frame >= 13, m.window
-    else:
+    elif struck == "knocked away":
         assert m.state == "supported", (m.measured, m.reason)
+    else:
+        assert "goes through it" not in m.measured, (m.measured, m.reason)
 
 
 def test_missing_subject_is_unknown(drop):
@@ -1681,10 +1693,12 @@ def test_a_rebound_out_of_the_top_of_the_picture_rose_higher_than_its_drop():
     more speed than it hit it (restitution 1.35): its rebound carries it out of the top of the picture and it falls
     back in. What is seen of the rebound is no higher than the drop, but a body unseen above the top edge rose
     higher than that edge: contradicted. The same bounce of a ball that came in from above the picture, falling (let
-    go from a height it does not show), and an elastic one from rest in view, are no such evidence."""
-    def bouncing(y0: float, e: float) -> S.Synthetic:
+    go from a height it does not show), one thrown down from there (elastic, it rises out of the picture too, by the
+    speed it was thrown with), and an elastic one from rest in view, are no such evidence. Nor is a track lost near
+    the top edge while the picture still shows the ball there (its apex in view, the tracker lost it)."""
+    def bouncing(y0: float, e: float, vy: float = 0.0) -> S.Synthetic:
         t = np.arange(48) / S.FPS
-        xy, contacts = S.bounce_path(t, x0=50.0, y0=y0, vx=10.0, e=e)
+        xy, contacts = S.bounce_path(t, x0=50.0, y0=y0, vx=10.0, vy=vy, e=e)
         ball = S.Ball(xy=xy, radius=np.full(len(t), S.RADIUS), visible=np.ones(len(t), bool), color=S.COLORS["red"])
         return S.Synthetic(frames=S.draw(S.background(), [ball], len(t)), fps=S.FPS, audio=None,
                            audio_rate_hz=S.AUDIO_RATE, balls={"ball": ball}, contacts_s=contacts)
@@ -1694,7 +1708,29 @@ def test_a_rebound_out_of_the_top_of_the_picture_rose_higher_than_its_drop():
     m = measure(high, "bounce")
     assert m.state == "contradicted" and "out of the top of the picture" in m.measured, (m.measured, m.reason)
     assert measure(bouncing(-40.0, 1.0), "bounce").state != "contradicted"
+    thrown = bouncing(12.0, 1.0, vy=200.0)
+    assert thrown.balls["ball"].xy[:, 1].min() < -S.RADIUS
+    assert measure(thrown, "bounce").state != "contradicted"
     assert measure(bouncing(20.0, 1.0), "bounce").state == "supported"
+
+    # one track, lost in frames 12-13 at the top of its rebound; drawn above the picture there, or inside it
+    y = np.array([15, 16, 19, 24, 31, 40, 51, 64, 75, 52, 32, 15, 0, 0, 15, 32, 52, 75] + [75] * 6, float)
+    t_count = len(y)
+    seen = ~np.isin(np.arange(t_count), [12, 13])
+    at = np.stack([np.full(t_count, 50.0), y], 1)
+    track = Track(subject="ball", identity=0, boxes_xyxy=np.concatenate([at - S.RADIUS, at + S.RADIUS], 1),
+                  centroid_px=np.where(seen[:, None], at, np.nan), area_px=np.where(seen, np.pi * S.RADIUS ** 2, 0.0),
+                  visible=seen, coasted=np.zeros(t_count, bool), touches_border=np.zeros(t_count, bool),
+                  times_s=np.arange(t_count) / S.FPS)
+    op = MeasureOp(id="m", subject="ball", quantity="bounce")
+    for apex, state in ((-12.0, "contradicted"), (6.0, "supported")):
+        drawn = at.copy()
+        drawn[12:14, 1] = apex
+        ball = S.Ball(xy=drawn, radius=np.full(t_count, S.RADIUS), visible=np.ones(t_count, bool),
+                      color=S.COLORS["red"])
+        video = context_from_arrays(S.draw(S.background(), [ball], t_count), S.FPS)
+        m = TrackMeasurer().run(op, OperationInputs(tracks={"ball": [track]}), video)
+        assert m.state == state, (apex, m.measured, m.reason)
 
 
 def test_a_bounce_lost_from_view_is_read_across_the_gap():
