@@ -38,6 +38,7 @@ Pipeline (docs/architecture.md §10, about 15 ms/frame at 848x480 on one core):
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -93,16 +94,51 @@ def color_matches(rgb: np.ndarray, color: str) -> np.ndarray:
     return ok
 
 
+@functools.cache
+def _median_network(count: int) -> tuple[tuple[int, int], ...]:
+    """The compare-exchanges that bring the middle value(s) of ``count`` inputs to the middle place(s): Batcher's
+    odd-even merge sort on the next power of two (Knuth, TAOCP vol. 3, 5.3.4), exchanges with a place past
+    ``count`` dropped (those places hold +infinity, so they never exchange), then only the exchanges the middle
+    outputs depend on (walked back from them). Each ``(i, j)``, ``i < j``, leaves the smaller value at ``i``.
+    25 inputs: 113 exchanges."""
+    size = 1 << max(count - 1, 0).bit_length()
+    sort: list[tuple[int, int]] = []
+    p = 1
+    while p < size:
+        k = p
+        while k >= 1:
+            for j in range(k % p, size - k, 2 * k):
+                for i in range(min(k, size - j - k)):
+                    a, b = i + j, i + j + k
+                    if a // (2 * p) == b // (2 * p) and b < count:
+                        sort.append((a, b))
+            k //= 2
+        p *= 2
+    middle = count // 2
+    needed = {middle} if count % 2 else {middle - 1, middle}
+    kept = []
+    for a, b in reversed(sort):
+        if a in needed or b in needed:
+            kept.append((a, b))
+            needed |= {a, b}
+    return tuple(reversed(kept))
+
+
 def frame_median(frames: np.ndarray) -> np.ndarray:
     """Per-pixel median of (N, H, W, C) uint8 frames -> (H, W, C) uint8, as ``np.median(frames, axis=0)`` cast to
-    uint8 (an even count takes the mean of the two middle values, truncated), partitioned along a contiguous last
-    axis: about half the time of partitioning across frames, the same bytes."""
-    stacked = np.ascontiguousarray(np.moveaxis(np.asarray(frames), 0, -1))  # (H, W, C, N)
-    k = stacked.shape[-1] // 2
-    if stacked.shape[-1] % 2:
-        return np.partition(stacked, k, axis=-1)[..., k].astype(np.uint8)
-    part = np.partition(stacked, (k - 1, k), axis=-1)
-    return ((part[..., k - 1].astype(np.float64) + part[..., k]) / 2.0).astype(np.uint8)
+    uint8 (an even count takes the mean of the two middle values, truncated), the same bytes.
+
+    Computed by a selection network of whole-frame minima and maxima (``_median_network``; OpenCV's vectorised
+    ``min``/``max``): 25 frames of 848 x 480 take about a third of the time of partitioning every pixel's values."""
+    planes = [np.ascontiguousarray(f) for f in np.asarray(frames)]
+    for a, b in _median_network(len(planes)):
+        low = cv2.min(planes[a], planes[b])
+        planes[b] = cv2.max(planes[a], planes[b])
+        planes[a] = low
+    middle = len(planes) // 2
+    if len(planes) % 2:
+        return planes[middle].astype(np.uint8)
+    return ((planes[middle - 1].astype(np.float64) + planes[middle]) / 2.0).astype(np.uint8)
 
 
 def channel_max_diff(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -279,7 +279,7 @@ def test_a_resting_bodys_place_before_it_arrives_is_a_ghost_not_the_body(posts):
     assert early.sum() >= 4 and np.abs(track.centroid_px[:6][early, 0] - 40.0).max() < 2.0
 
 
-@pytest.mark.parametrize("count", [1, 2, 5, 6, 25])
+@pytest.mark.parametrize("count", [1, 2, 3, 4, 5, 6, 7, 8, 9, 16, 17, 24, 25, 31])
 def test_frame_median_is_numpys_median_in_uint8(count):
     """The background's per-pixel median gives the bytes of ``np.median(frames, axis=0).astype(np.uint8)``, for odd
     and even counts of frames (an even count: the mean of the two middle values, truncated)."""
