@@ -97,8 +97,12 @@ def named_in(text: str) -> list[str]:
 def rgb_to_lab(rgb: np.ndarray, dtype: type = np.float64) -> np.ndarray:
     """(..., 3) sRGB in 0..255 -> (..., 3) CIELAB (L* 0..100, a*, b*), as ``dtype`` (OpenCV computes in float32:
     ``np.float32`` saves a copy on whole frames)."""
-    arr = np.asarray(rgb, np.float32).reshape(-1, 1, 3) / np.float32(255.0)
-    lab = cv2.cvtColor(np.clip(arr, 0.0, 1.0), cv2.COLOR_RGB2LAB).reshape(np.shape(rgb))
+    rgb = np.asarray(rgb)
+    arr = rgb.astype(np.float32).reshape(-1, 1, 3)
+    arr /= np.float32(255.0)
+    # no clip to 0..1 first: OpenCV's float conversion clamps each channel to 0..1 itself (a test holds it to that),
+    # and a whole clip's frames are converted at once
+    lab = cv2.cvtColor(arr, cv2.COLOR_RGB2LAB).reshape(rgb.shape)
     return lab.astype(dtype, copy=False)
 
 

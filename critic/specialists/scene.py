@@ -248,14 +248,20 @@ class SceneChangeDetector:
         # area averaging by a whole factor first (OpenCV's fast path, on the frame cropped to its multiple: at most
         # n - 1 px off the right and bottom edges), then by what is left: a large frame costs about half as much
         n = max(1, int(max(f.shape[1], f.shape[2]) // self.grid_side))
-
-        def shrink(x: np.ndarray) -> np.ndarray:
-            if n > 1:
-                h, w = x.shape[0] // n, x.shape[1] // n
-                x = cv2.resize(x[:h * n, :w * n], (w, h), interpolation=cv2.INTER_AREA)
-            return cv2.resize(x, size, interpolation=cv2.INTER_AREA)
-
-        small = np.stack([shrink(x) for x in f]) if scale < 1 else f
+        if scale >= 1:
+            return rgb_to_lab(f, dtype=np.float32), scale
+        t_count, height, width = f.shape[:3]
+        h, w = height // n, width // n
+        if n > 1 and height % n == 0:
+            # all frames stacked as one tall picture in one call: each n x n block lies within one frame, so each
+            # frame's pixels are the same as alone, and one call costs about a third of the time of one per frame
+            tall = f.reshape(t_count * height, width, 3)[:, :w * n]
+            wholes = cv2.resize(tall, (w, t_count * h), interpolation=cv2.INTER_AREA).reshape(t_count, h, w, 3)
+        elif n > 1:
+            wholes = np.stack([cv2.resize(x[:h * n, :w * n], (w, h), interpolation=cv2.INTER_AREA) for x in f])
+        else:
+            wholes = f
+        small = np.stack([cv2.resize(x, size, interpolation=cv2.INTER_AREA) for x in wholes])
         return rgb_to_lab(small, dtype=np.float32), scale
 
     def _change_at(self, video: VideoContext, lab: np.ndarray, moved: np.ndarray, loose: np.ndarray, t: int,

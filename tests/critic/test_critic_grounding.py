@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from critic.specialists import grounding
-from critic.specialists.colour import canonical, colour_cost, is_shadow, name_colour
+from critic.specialists.colour import canonical, colour_cost, is_shadow, name_colour, rgb_to_lab
 from critic.specialists.counting import IdentityCounter
 from critic.specialists.grounding_camera import IDENTITY, compensate, estimate_camera_motion
 from critic.specialists.tracking import BackgroundGrounder, BackgroundTracker
@@ -296,3 +296,12 @@ def test_a_doubt_with_no_rival_track_names_the_runner_up_binding():
     assert members == [0] and not evidence["confident"] and evidence["candidates"] == 1
     assert "candidate tracks fit" not in evidence["doubt"]
     assert evidence["doubt"].startswith("its one fitting track wins by only 0.04 over the next best binding")
+
+
+def test_cielab_of_8_bit_and_of_float_colours_agree_and_out_of_range_floats_are_clamped():
+    """8-bit frames and the same values as floats give the same CIELAB; a float colour beyond 0..255 reads as the
+    nearest colour within it (OpenCV's conversion clamps it: the project does not clip first)."""
+    frame = np.random.default_rng(3).integers(0, 256, (4, 5, 3), dtype=np.uint8)
+    assert np.array_equal(rgb_to_lab(frame), rgb_to_lab(frame.astype(np.float64)))
+    assert np.array_equal(rgb_to_lab(np.array([-40.0, 300.0, 128.0])),
+                          rgb_to_lab(np.array([0.0, 255.0, 128.0])))

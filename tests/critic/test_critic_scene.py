@@ -232,3 +232,28 @@ def test_the_scene_reads_a_cut_of_two_frames_or_more():
     two = sliding(x[:13] + x[15:])
     assert two.state == "contradicted" and (two.window.start_frame, two.window.end_frame) == (12, 13), two.measured
     assert sliding(x[:13] + [x[12] + 5.0 + 2.0 * k for k in range(22)]).state == "supported"
+
+
+@pytest.mark.parametrize("height, width", [(480, 848), (483, 850), (200, 300), (90, 120)])
+def test_the_grid_is_each_frame_area_averaged_alone(height, width):
+    """The grid (all frames stacked in one resize where the whole-factor blocks fall within a frame) is each frame
+    area-averaged by the whole factor, then to the grid, on its own: heights that the factor divides and that it
+    does not, a frame under two grid sides (one resize) and one under the grid (read as it is)."""
+    frames = np.random.default_rng(height).integers(0, 256, (3, height, width, 3), dtype=np.uint8)
+    detector = SceneChangeDetector(grid_side=160)
+    lab, scale = detector._grid_of(context_from_arrays(frames, FPS))
+    scale_alone = min(1.0, 160 / max(height, width))
+    size = (max(1, round(width * scale_alone)), max(1, round(height * scale_alone)))
+    n = max(1, max(height, width) // 160)
+    alone = []
+    for f in frames:
+        if scale_alone < 1:
+            if n > 1:
+                f = cv2.resize(f[:height // n * n, :width // n * n], (width // n, height // n),
+                               interpolation=cv2.INTER_AREA)
+            f = cv2.resize(f, size, interpolation=cv2.INTER_AREA)
+        alone.append(f)
+    expected = cv2.cvtColor(np.stack(alone).reshape(-1, 1, 3).astype(np.float32) / np.float32(255.0),
+                            cv2.COLOR_RGB2LAB).reshape(lab.shape)
+    assert scale == scale_alone
+    assert np.array_equal(lab, expected)
