@@ -106,11 +106,28 @@ def rgb_to_lab(rgb: np.ndarray, dtype: type = np.float64) -> np.ndarray:
     return lab.astype(dtype, copy=False)
 
 
+def norm_last_axis(x: np.ndarray) -> np.ndarray:
+    """Euclidean length over the last axis of ``x`` (..., k) -> (...): the bits of ``np.linalg.norm(x, axis=-1)``
+    (the squares summed in the same order, first to last, in ``x``'s float type), several times faster for the two
+    or three components of image vectors and colours, which numpy reduces by a slow strided loop (a whole clip's
+    colour differences are taken at once). Other lengths are numpy's own."""
+    x = np.asarray(x)
+    if not np.issubdtype(x.dtype, np.inexact):
+        x = x.astype(float)
+    if x.ndim == 0 or x.shape[-1] not in (2, 3) or np.iscomplexobj(x):
+        return np.linalg.norm(x, axis=-1)
+    squares = x * x
+    total = squares[..., 0] + squares[..., 1]
+    if x.shape[-1] == 3:
+        total += squares[..., 2]
+    return np.sqrt(total, out=total)
+
+
 def delta_e(rgb: np.ndarray, lab: np.ndarray) -> np.ndarray:
     """CIE76 colour difference of each of the (..., 3) sRGB colours (0..255) from the CIELAB colour ``lab`` (3,)
     -> (...,) float: Euclidean distance in L*a*b* (about 2.3 is a just noticeable difference)."""
     rgb = np.asarray(rgb, np.float64)
-    return np.linalg.norm(rgb_to_lab(rgb.reshape(-1, 3)) - np.asarray(lab, np.float64), axis=-1).reshape(rgb.shape[:-1])
+    return norm_last_axis(rgb_to_lab(rgb.reshape(-1, 3)) - np.asarray(lab, np.float64)).reshape(rgb.shape[:-1])
 
 
 def _hue_chroma(lab: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -33,7 +33,7 @@ import cv2
 import numpy as np
 from scipy.ndimage import find_objects
 
-from critic.specialists.colour import name_colour, rgb_to_lab
+from critic.specialists.colour import name_colour, norm_last_axis, rgb_to_lab
 from critic.specialists.measure.common import measurement
 from critic.specialists.measure.timeline import unexplained_cuts
 from critic.specialists.tracking import channel_max_diff
@@ -238,7 +238,7 @@ class SceneChangeDetector:
         memo = video.__dict__.setdefault("_scene_steps", {})
         if self.grid_side not in memo:
             lab, _ = self._grid(video)
-            memo[self.grid_side] = np.linalg.norm(np.diff(lab, axis=0), axis=-1)
+            memo[self.grid_side] = norm_last_axis(np.diff(lab, axis=0))
         return memo[self.grid_side]
 
     def _grid_of(self, video: VideoContext) -> tuple[np.ndarray, float]:
@@ -275,9 +275,9 @@ class SceneChangeDetector:
             return []
         pre, post = lab[t - before:t, ys, xs], lab[t:t + after, ys, xs]  # (frames, n, 3)
         was, now = np.median(pre, axis=0), np.median(post, axis=0)
-        ok = ((np.linalg.norm(pre - was, axis=-1).max(axis=0) < self.stable)
-              & (np.linalg.norm(post - now, axis=-1).max(axis=0) < self.stable)
-              & (np.linalg.norm(now - was, axis=-1) > self.step))
+        ok = ((norm_last_axis(pre - was).max(axis=0) < self.stable)
+              & (norm_last_axis(post - now).max(axis=0) < self.stable)
+              & (norm_last_axis(now - was) > self.step))
         if ok.sum() < self.min_area:
             return []
         stepped = np.zeros((h, w), np.uint8)
@@ -348,8 +348,8 @@ class SceneChangeDetector:
         region_now = np.median(lab[t:t + after, ry, rx], axis=0)
         ring = np.nonzero(around) if around.any() else np.nonzero(np.ones((h, w), bool))
         ring_colour = np.median(np.median(lab[t:t + after, ring[0], ring[1]], axis=0), axis=0)
-        appears = (np.linalg.norm(region_now - ring_colour, axis=-1).mean()
-                   > np.linalg.norm(region_was - ring_colour, axis=-1).mean())
+        appears = (norm_last_axis(region_now - ring_colour).mean()
+                   > norm_last_axis(region_was - ring_colour).mean())
         # a fast body that arrives in one frame leaves its old place within reach, which showed the body's colour just
         # before (one that leaves fast shows it at its new place just after): a body as big of its colour moving
         # within reach just then is where it came from, or went; another body moving nearby, of another colour, is not
@@ -357,7 +357,7 @@ class SceneChangeDetector:
         moved_near = (as_it | just_before)[nearby]
         shown = np.zeros(moved_near.shape, bool)  # within reach, where the body's colour shows on the other side
         for k in ((t - 1, t - 2) if appears else (t, t - 1)):
-            shown |= np.linalg.norm(lab[max(k, 0)][nearby] - body, axis=-1) < self.step
+            shown |= norm_last_axis(lab[max(k, 0)][nearby] - body) < self.step
         if int((moved_near & shown).sum()) > self.max_moved_share * area:
             return None
         if not appears and not settled and any(moved[j][around].mean() > self.max_ring_change

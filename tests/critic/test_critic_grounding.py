@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from critic.specialists import grounding
-from critic.specialists.colour import canonical, colour_cost, is_shadow, name_colour, rgb_to_lab
+from critic.specialists.colour import canonical, colour_cost, is_shadow, name_colour, norm_last_axis, rgb_to_lab
 from critic.specialists.counting import IdentityCounter
 from critic.specialists.grounding_camera import IDENTITY, compensate, estimate_camera_motion
 from critic.specialists.tracking import BackgroundGrounder, BackgroundTracker
@@ -305,3 +305,16 @@ def test_cielab_of_8_bit_and_of_float_colours_agree_and_out_of_range_floats_are_
     assert np.array_equal(rgb_to_lab(frame), rgb_to_lab(frame.astype(np.float64)))
     assert np.array_equal(rgb_to_lab(np.array([-40.0, 300.0, 128.0])),
                           rgb_to_lab(np.array([0.0, 255.0, 128.0])))
+
+
+@pytest.mark.parametrize("components", [2, 3, 4])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
+def test_the_fast_norm_gives_numpys_bits(components, dtype):
+    """``norm_last_axis`` is ``np.linalg.norm(x, axis=-1)`` bit for bit (the squares summed first to last, in the
+    array's float type), on whole arrays, strided views and integer input; other lengths are numpy's own."""
+    rng = np.random.default_rng(components)
+    x = (rng.standard_normal((40, 50, components)) * rng.uniform(0.1, 100.0, (40, 50, components))).astype(dtype)
+    for view in (x, x[:, ::3], x.reshape(-1, components)):
+        fast = norm_last_axis(view)
+        assert fast.dtype == np.linalg.norm(view, axis=-1).dtype
+        assert np.array_equal(fast, np.linalg.norm(view, axis=-1))

@@ -24,7 +24,7 @@ import numpy as np
 
 from critic.specialists import colour as colours
 from critic.specialists.base import unknown
-from critic.specialists.colour import rgb_to_lab
+from critic.specialists.colour import norm_last_axis, rgb_to_lab
 from critic.specialists.kinematics import frame_radii, observed, radius, runs, stationary_runs
 from critic.specialists.measure.common import Tolerances, measurement
 from critic.specialists.measure.timeline import MissingFrames, unexplained_cuts
@@ -737,7 +737,7 @@ def another_appears(track: Track, video: VideoContext, req: str, max_delta_e: fl
         return None
     grid, n = _grid_lab(video)
     t_count, gh, gw = grid.shape[:3]
-    fits = np.linalg.norm(grid - lab.astype(np.float32), axis=-1) <= max_delta_e  # (T, h, w)
+    fits = norm_last_axis(grid - lab.astype(np.float32)) <= max_delta_e  # (T, h, w)
     yy, xx = np.mgrid[0:gh, 0:gw] * n
 
     def colour_near(k: int, c: np.ndarray, reach: float) -> int:
@@ -1187,10 +1187,10 @@ def _emptied_in_place(video: VideoContext, track: Track, last: int, max_delta_e:
         if float(np.abs(ring_px - before_ring).max(axis=-1).mean()) > max_ring_change:
             return False
         inside_lab = rgb_to_lab(video.frames[k][box].reshape(-1, 3))
-        if float(np.mean(np.linalg.norm(inside_lab - lab, axis=-1) <= max_delta_e)) > 0.1:
+        if float(np.mean(norm_last_axis(inside_lab - lab) <= max_delta_e)) > 0.1:
             return False
         ring_lab = rgb_to_lab(ring_px[:: max(1, len(ring_px) // 200)])
-        nearest = np.min(np.linalg.norm(inside_lab[:, None, :] - ring_lab[None, :, :], axis=-1), axis=1)
+        nearest = np.min(norm_last_axis(inside_lab[:, None, :] - ring_lab[None, :, :]), axis=1)
         if float(np.mean(nearest <= max_delta_e)) < 0.9:
             return False
     return True

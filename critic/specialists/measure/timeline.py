@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from critic.specialists.colour import norm_last_axis
 from critic.types import VideoContext
 
 
@@ -117,7 +118,7 @@ def _step_ratio(flow: np.ndarray, following: np.ndarray, min_move_px: float, min
     ``(None, None)`` with fewer than ``min_pixels`` moving pixels. Not the median: Farneback's flow spreads past a
     body's edges onto the still background around it, which moves on with neither step and holds the median down."""
     h, w = flow.shape[:2]
-    speed = np.linalg.norm(flow, axis=2)
+    speed = norm_last_axis(flow)
     ys, xs = np.nonzero(speed >= min_move_px)
     if len(ys) < min_pixels:
         return None, None
