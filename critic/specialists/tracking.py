@@ -141,11 +141,37 @@ def frame_median(frames: np.ndarray) -> np.ndarray:
     return ((planes[middle - 1].astype(np.float64) + planes[middle]) / 2.0).astype(np.uint8)
 
 
+def _share_true(masks: np.ndarray) -> np.ndarray:
+    """Per pixel, the share of the (N, H, W) bool ``masks`` that hold -> (H, W) float64: ``masks.mean(axis=0)``'s
+    values (a count over N), counted by OpenCV's saturating 8-bit addition (N <= 255) in about a tenth of the time."""
+    if len(masks) > 255:
+        return masks.mean(axis=0)
+    count = np.zeros(masks.shape[1:], np.uint8)
+    for m in masks.view(np.uint8):
+        cv2.add(count, m, dst=count)
+    return count / len(masks)
+
+
 def channel_max_diff(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Per-pixel largest difference over the colour channels of two (H, W, 3) uint8 pictures -> (H, W) uint8
     (OpenCV: ~5x numpy)."""
     r, g, bl = cv2.split(cv2.absdiff(a, b))
     return cv2.max(cv2.max(r, g), bl)
+
+
+def opened(mask: np.ndarray) -> np.ndarray:
+    """A binary (H, W) uint8 mask opened with a 3x3 square, as ``cv2.morphologyEx(mask, cv2.MORPH_OPEN, ...)`` on
+    the whole frame, computed on the box around its pixels with a pixel of margin only (a moving body covers a
+    small part of most frames): with that margin every pixel the opening reads inside the box is the frame's own,
+    and outside it both the erosion and the dilation leave zeros, so the bytes are the whole frame's."""
+    x, y, bw, bh = cv2.boundingRect(mask)
+    out = np.zeros_like(mask)
+    if bw == 0:
+        return out
+    h, w = mask.shape
+    x0, y0, x1, y1 = max(x - 1, 0), max(y - 1, 0), min(x + bw + 1, w), min(y + bh + 1, h)
+    out[y0:y1, x0:x1] = cv2.morphologyEx(mask[y0:y1, x0:x1], cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    return out
 
 
 def opened_components(mask: np.ndarray) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
@@ -279,7 +305,7 @@ class BackgroundTracker:
         # An object resting for much of the clip wins the median at its pixels. Such pixels take two values
         # often; keep the one that agrees with the surrounding (unambiguous) background.
         differs = np.stack([channel_max_diff(f, bg) > self.min_threshold for f in sample])
-        ambiguous = differs.mean(axis=0) >= 0.2
+        ambiguous = _share_true(differs) >= 0.2
         if ambiguous.any() and ambiguous.mean() < 0.3:
             ys, xs = np.nonzero(ambiguous)
             vals = sample[:, ys, xs].astype(np.float32)  # (S, N, 3)
@@ -302,7 +328,7 @@ class BackgroundTracker:
         h, w = frame.shape[:2]
         diff = channel_max_diff(frame, bg)
         _, mask = cv2.threshold(diff, thr, 1, cv2.THRESH_BINARY)
-        mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        mask = opened(mask)
         n, labels, stats, cents = opened_components(mask)
         min_area = max(self.min_area_px, self.min_area_frac * h * w)
         keep = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= min_area]
@@ -328,7 +354,7 @@ class BackgroundTracker:
         mask = np.zeros((h, w), np.uint8)
         for lo, hi in COLOR_RANGES[color.lower()]:
             mask |= cv2.inRange(hsv, np.array(lo, np.uint8), np.array(hi, np.uint8))
-        mask = cv2.morphologyEx((mask > 0).astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        mask = opened((mask > 0).astype(np.uint8))
         n, labels, stats, cents = opened_components(mask)
         min_area = max(self.min_area_px, self.min_area_frac * h * w)
         keep = [i for i in range(1, n) if min_area <= stats[i, 4] <= max_area_frac * h * w

@@ -6,11 +6,12 @@ import dataclasses
 import sys
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
-from critic.specialists.tracking import (BackgroundGrounder, BackgroundTracker, _Tracklet, bind_subject, color_matches,
-                                       floor_row, frame_median)
+from critic.specialists.tracking import (BackgroundGrounder, BackgroundTracker, _share_true, _Tracklet, bind_subject,
+                                       color_matches, floor_row, frame_median, opened)
 from critic.types import GroundOp, OperationInputs, SubjectSpec
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -317,3 +318,26 @@ def test_a_resting_place_taken_from_the_frames_before_the_body_came():
     (tr,) = at_rest
     assert (tr.area_px[still] >= 0.8 * np.pi * S.RADIUS ** 2).all()
     assert np.linalg.norm(tr.centroid_px[still] - rest, axis=1).max() < 1.0
+
+
+def test_the_opening_on_the_mask_box_is_the_whole_frames():
+    """``opened`` (the 3x3 opening computed on the box around the mask's pixels, a pixel of margin) gives the bytes
+    of OpenCV's opening of the whole frame: blobs and specks anywhere, touching the frame's edges, and none."""
+    rng = np.random.default_rng(7)
+    for _ in range(300):
+        h, w = (int(v) for v in rng.integers(3, 50, 2))
+        mask = np.zeros((h, w), np.uint8)
+        for _ in range(int(rng.integers(0, 5))):
+            y, x = int(rng.integers(0, h)), int(rng.integers(0, w))
+            mask[y:y + int(rng.integers(1, 9)), x:x + int(rng.integers(1, 9))] = 1
+        if rng.random() < 0.3:
+            mask |= (rng.random((h, w)) < 0.05).astype(np.uint8)
+        assert np.array_equal(opened(mask), cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)))
+
+
+@pytest.mark.parametrize("count", [1, 25, 300])
+def test_the_share_of_frames_that_differ_is_numpys_mean(count):
+    """The background's share of frames in which a pixel differs is ``masks.mean(axis=0)``, value for value, by
+    8-bit counting up to 255 frames and numpy's own mean beyond (where a count may pass 255)."""
+    masks = np.random.default_rng(count).random((count, 6, 7)) < 0.9
+    assert np.array_equal(_share_true(masks), masks.mean(axis=0))
