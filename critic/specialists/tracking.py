@@ -1,6 +1,7 @@
 """Offline grounding and tracking: median background, Otsu, connected components, Hungarian identities.
 
-Pipeline (docs/architecture.md §10, about 15 ms/frame at 848x480 on one core):
+Pipeline (docs/architecture.md §10; about 1 ms/frame at 848x480 on one core for the one-ball clip of
+benchmarks/critic.py):
 
 0. camera: global camera motion per frame (``grounding_camera``: corners followed by Lucas-Kanade, a RANSAC
    similarity per keyframe pair, kept only when undoing it makes the frames agree); a moving camera's frames
