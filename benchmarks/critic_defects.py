@@ -343,7 +343,9 @@ EXTERNAL = [("physion_neurips2021/tiles/drop.mp4", "A dark green cube drops onto
 
 def external_cases(root: Path) -> list[Case]:
     """Doctored copies of third-party clips: the main moving object is cut out by the offline tracker (its box,
-    and the pixels there that differ from the median background) and erased or pasted elsewhere."""
+    and the pixels there that differ from the median background) and erased or pasted elsewhere. It is erased with
+    what each of its pixels shows in the frames the object does not cover: the clip's median would put back an
+    object that rests at one place for most of the clip."""
     from critic.specialists.tracking import BackgroundGrounder, stitch
 
     cases = []
@@ -372,6 +374,16 @@ def external_cases(root: Path) -> list[Case]:
             return m
 
         masks = [mask(k) for k in range(t_count)]
+        # what each pixel shows without the object: its median over the frames the object does not cover it (the
+        # clip's own median holds the object where it rests for most of the clip, and erasing with it would leave
+        # the object there: a second copy once the pasted one is elsewhere)
+        covered = np.stack(masks)  # (T, H, W)
+        bg = bg.copy()
+        ys, xs = np.nonzero(covered.any(axis=0))
+        vals = frames[:, ys, xs].astype(np.float32)  # (T, N, 3)
+        vals[covered[:, ys, xs]] = np.nan
+        free = ~np.isnan(vals[..., 0]).all(axis=0)
+        bg[ys[free], xs[free]] = np.round(np.nanmedian(vals[:, free], axis=0)).astype(np.uint8)
         moving = [k for k in range(1, t_count) if masks[k].any()
                   and np.linalg.norm(tr.centroid_px[k] - tr.centroid_px[k - 1]) > 1.0]
         if len(moving) < 6:
