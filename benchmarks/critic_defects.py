@@ -342,10 +342,10 @@ EXTERNAL = [("physion_neurips2021/tiles/drop.mp4", "A dark green cube drops onto
 
 
 def external_cases(root: Path) -> list[Case]:
-    """Doctored copies of third-party clips: the main moving object is cut out by the offline tracker (its box,
-    and the pixels there that differ from the median background) and erased or pasted elsewhere. It is erased with
-    what each of its pixels shows in the frames the object does not cover: the clip's median would put back an
-    object that rests at one place for most of the clip."""
+    """Doctored copies of third-party clips: the main moving object is cut out by the offline tracker (its box, and
+    the pixels there that differ from what the place shows in the frames the box does not cover) and erased with that
+    picture or pasted elsewhere. The clip's median would hold an object that rests at one place for most of the clip:
+    neither its pixels there nor erasing them would remove it."""
     from critic.specialists.tracking import BackgroundGrounder, stitch
 
     cases = []
@@ -359,31 +359,44 @@ def external_cases(root: Path) -> list[Case]:
         tracks = stitch([t for t in res.tracks if t.visible.sum() >= 10], "object", res.colors_rgb)
         tr = max(tracks, key=lambda t: float(np.nanmax(t.centroid_px[:, 0]) - np.nanmin(t.centroid_px[:, 0])
                                              + np.nanmax(t.centroid_px[:, 1]) - np.nanmin(t.centroid_px[:, 1])))
-        bg = res.background
         t_count = len(frames)
         h, w = frames.shape[1:3]
 
-        def mask(k):
-            m = np.zeros((h, w), bool)
+        def box(k):
+            """The object's box at frame ``k`` grown by two pixels (x0, y0, x1, y1), or None where it is not tracked."""
             if k >= len(tr.visible) or not (tr.visible[k] or tr.coasted[k]):
-                return m
+                return None
             x0, y0, x1, y1 = (int(round(v)) for v in tr.boxes_xyxy[k])
-            x0, y0, x1, y1 = max(x0 - 2, 0), max(y0 - 2, 0), min(x1 + 3, w), min(y1 + 3, h)
-            diff = np.abs(frames[k, y0:y1, x0:x1].astype(int) - bg[y0:y1, x0:x1].astype(int)).max(axis=-1)
-            m[y0:y1, x0:x1] = diff > 25
-            return m
+            return max(x0 - 2, 0), max(y0 - 2, 0), min(x1 + 3, w), min(y1 + 3, h)
 
-        masks = [mask(k) for k in range(t_count)]
-        # what each pixel shows without the object: its median over the frames the object does not cover it (the
-        # clip's own median holds the object where it rests for most of the clip, and erasing with it would leave
-        # the object there: a second copy once the pasted one is elsewhere)
-        covered = np.stack(masks)  # (T, H, W)
-        bg = bg.copy()
+        # what each pixel shows without the object: its median over the frames the object's box does not cover it
+        # (the clip's own median holds the object where it rests for most of the clip: erasing with it, or finding
+        # the object's pixels against it, would leave the object there, a second copy once the pasted one is
+        # elsewhere); the clip's median where the box covers it in every frame
+        covered = np.zeros((t_count, h, w), bool)
+        for k in range(t_count):
+            b = box(k)
+            if b is not None:
+                covered[k, b[1]:b[3], b[0]:b[2]] = True
+        bg = res.background.copy()
         ys, xs = np.nonzero(covered.any(axis=0))
         vals = frames[:, ys, xs].astype(np.float32)  # (T, N, 3)
         vals[covered[:, ys, xs]] = np.nan
         free = ~np.isnan(vals[..., 0]).all(axis=0)
         bg[ys[free], xs[free]] = np.round(np.nanmedian(vals[:, free], axis=0)).astype(np.uint8)
+
+        def mask(k):
+            """The object's pixels at frame ``k``: in its box, differing from what the place shows without it."""
+            m = np.zeros((h, w), bool)
+            b = box(k)
+            if b is None:
+                return m
+            x0, y0, x1, y1 = b
+            diff = np.abs(frames[k, y0:y1, x0:x1].astype(int) - bg[y0:y1, x0:x1].astype(int)).max(axis=-1)
+            m[y0:y1, x0:x1] = diff > 25
+            return m
+
+        masks = [mask(k) for k in range(t_count)]
         moving = [k for k in range(1, t_count) if masks[k].any()
                   and np.linalg.norm(tr.centroid_px[k] - tr.centroid_px[k - 1]) > 1.0]
         if len(moving) < 6:
