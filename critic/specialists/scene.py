@@ -250,17 +250,15 @@ class SceneChangeDetector:
         n = max(1, int(max(f.shape[1], f.shape[2]) // self.grid_side))
         if scale >= 1:
             return rgb_to_lab(f, dtype=np.float32), scale
-        t_count, height, width = f.shape[:3]
-        h, w = height // n, width // n
-        if n > 1 and height % n == 0:
-            # all frames stacked as one tall picture in one call: each n x n block lies within one frame, so each
-            # frame's pixels are the same as alone, and one call costs about a third of the time of one per frame
-            tall = f.reshape(t_count * height, width, 3)[:, :w * n]
+        t_count = f.shape[0]
+        h, w = f.shape[1] // n, f.shape[2] // n
+        wholes = f
+        if n > 1:
+            # all frames, cropped to the factor's multiple, stacked as one tall picture in one call: each n x n block
+            # lies within one frame, so each frame's pixels are the same as alone, and one call costs about a third
+            # of the time of one per frame (the stack is a view where the factor divides the height, else a copy)
+            tall = f[:, :h * n].reshape(t_count * h * n, f.shape[2], 3)[:, :w * n]
             wholes = cv2.resize(tall, (w, t_count * h), interpolation=cv2.INTER_AREA).reshape(t_count, h, w, 3)
-        elif n > 1:
-            wholes = np.stack([cv2.resize(x[:h * n, :w * n], (w, h), interpolation=cv2.INTER_AREA) for x in f])
-        else:
-            wholes = f
         small = np.stack([cv2.resize(x, size, interpolation=cv2.INTER_AREA) for x in wholes])
         return rgb_to_lab(small, dtype=np.float32), scale
 

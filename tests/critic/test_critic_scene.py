@@ -236,7 +236,7 @@ def test_the_scene_reads_a_cut_of_two_frames_or_more():
 
 @pytest.mark.parametrize("height, width", [(480, 848), (483, 850), (200, 300), (90, 120)])
 def test_the_grid_is_each_frame_area_averaged_alone(height, width):
-    """The grid (all frames stacked in one resize where the whole-factor blocks fall within a frame) is each frame
+    """The grid (all frames, cropped to the whole factor's multiple, stacked in one resize) is each frame
     area-averaged by the whole factor, then to the grid, on its own: heights that the factor divides and that it
     does not, a frame under two grid sides (one resize) and one under the grid (read as it is)."""
     frames = np.random.default_rng(height).integers(0, 256, (3, height, width, 3), dtype=np.uint8)
