@@ -31,7 +31,7 @@ from veriphy.hydra_app import configure_threads, exit_on_user_error
 from veriphy.video import write_video
 
 #: Bump when a change to the makers changes what a clip with the same settings looks like.
-CORPUS_VERSION = 2
+CORPUS_VERSION = 3
 
 
 def load_sources(cfg: DictConfig) -> dict[str, Source]:

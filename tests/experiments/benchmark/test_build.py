@@ -149,6 +149,25 @@ def test_prompt_spans_are_exact_for_every_phrasing():
     assert len(texts) >= 30  # varied phrasings, not one template
 
 
+def test_a_connector_says_when_only_before_the_next_step_of_one_bodys_sequence():
+    """Clauses of independent events are drawn in any order, so no connector between them says when ("then",
+    "while", "meanwhile": the prompt would claim an order or an overlap the clean clip need not show); a throw's hit
+    on the wall, kept after it, may follow it with "then"."""
+    objects = {"red_ball": ("red", "sphere"), "blue_cube": ("blue", "box"), "green_ball": ("green", "sphere")}
+    thens = 0
+    for seed in range(60):
+        rng = np.random.default_rng(seed)
+        free = [ClauseSpec("red_ball", "bounce", subject="red_ball"),
+                ClauseSpec("blue_cube", "fall", subject="blue_cube"), ClauseSpec("text", "text", text="STOP")]
+        pb = assemble(rng, free, objects)
+        assert not any(word in pb.text for word in (". Then ", ", while ", "Meanwhile")), pb.text
+        pb = assemble(rng, [ClauseSpec("green_ball", "throw", subject="green_ball", direction=1, ordered=True),
+                            ClauseSpec("green_wall", "hit_wall", subject="green_ball", ordered=True)], objects)
+        thens += ". Then " in pb.text
+        assert not any(word in pb.text for word in (", while ", "Meanwhile")), pb.text
+    assert thens >= 3  # a sequence may still say its order
+
+
 @pytest.mark.parametrize("value,expected", [(0.5, 1), (1.5, 2), (2.9, 2), (3.0, 3), (11.9, 4), (12.0, 5)])
 def test_distance_severity_buckets(value, expected):
     assert severity.teleport(value) == expected
