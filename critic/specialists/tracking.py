@@ -25,8 +25,11 @@ benchmarks/critic.py):
    plan's subjects are assigned to identities one to one on a cost from CIELAB colour names (``colour``), shape
    and size priors of the noun, motion and presence; plural subjects take the remaining identities of their
    colour (or the movers). A named colour that no moving identity has is looked for by colour alone (an object
-   that never moves is part of the median background); a singular subject found so among several blobs of its
-   colour takes the only one that moves, else it is not firm; last, a singular subject still unfound takes the one
+   that never moves is part of the median background), and a named subject's track that begins late in open view
+   is taken back to the clip's start by the colour track that was where it began (a body that rested there for
+   most of the clip, held by the median background, is found by the motion only once it leaves, and at first only
+   in part); a singular subject found by colour alone among several blobs of its colour takes the only one that
+   moves, else it is not firm; last, a singular subject still unfound takes the one
    tracklet of its colour seen in exactly the clip's first two frames or its last two (``at_clip_edge``: tracklets
    shorter than ``min_track_frames`` are dropped, but a body that vanishes at the third frame shows no more);
 5. binding evidence: each bound track records in ``meta["binding"]`` how it was found (colour, shape/size or
@@ -861,7 +864,7 @@ class BackgroundGrounder:
     reused for every subject of the same clip (keyed by the clip's sha256)."""
 
     name = "background"
-    version = "15"
+    version = "16"
 
     def __init__(self, tracker: BackgroundTracker | None = None, min_visible_frac: float = 0.05,
                  weights: grounding.Weights | None = None, max_gap_s: float = 0.75, **tracker_kwargs: Any):
@@ -895,6 +898,52 @@ class BackgroundGrounder:
             if near and min(float(np.linalg.norm(cand.centroid_px[k] - track.centroid_px[last])) for k in near
                             if np.isfinite(track.centroid_px[last]).all()) <= 2.5 * r:
                 return _splice(track, cand, last + 1)
+        return track
+
+    def _extend_back_by_color(self, track: Track, video: VideoContext, subject: SubjectSpec) -> Track:
+        """A named object whose track starts late, away from the border, may have rested there before it moved: the
+        median background absorbed it while it rested (a struck ball, a block pushed up, a body let go from rest),
+        so the motion alone found it only once it left that place, and at first only the part of it that no
+        longer covers the place (the background still holds the body there). The colour track that was where it
+        started (within 2.5 radii), seen before that and at rest (within a radius of one place for a quarter of the
+        clip or more), is the body: it takes the frames from the clip's start on, and the track's own first frames
+        while the body overlaps its resting place (within a diameter of it) and the colour blob is the larger and
+        within 2.5 radii of the track's."""
+        vis = np.flatnonzero(track.visible)
+        first = int(vis[0])
+        if first < 2 or track.touches_border[first] or not np.isfinite(track.centroid_px[first]).all():
+            return track
+        r = max(track.radius_px, 2.0)
+        for cand in self._color_tracking(video, subject.color).tracks:
+            cv = np.flatnonzero(cand.visible)
+            if cv.size == 0 or cv[0] >= first - 1 or not cand.visible[first - 1]:
+                continue
+
+            def near(k: int) -> bool:
+                return bool(cand.visible[k] and track.visible[k] and np.isfinite(cand.centroid_px[k]).all() and
+                            float(np.linalg.norm(cand.centroid_px[k] - track.centroid_px[k])) <= 2.5 * r)
+
+            if not any(near(k) for k in range(first, min(first + 3, video.num_frames))):
+                continue
+            # it rested there: before the track begins the colour track keeps within a radius of one place for a
+            # quarter of the clip or more (what the median background holds); a body seen falling by its colour alone
+            # was moving, and the motion missed it for another reason
+            before = cand.centroid_px[cv[cv < first]]
+            still = np.linalg.norm(before - np.median(before, axis=0), axis=1) <= r
+            if int(still.sum()) < max(3, 0.25 * video.num_frames):
+                continue
+            # from its first frame on, the colour track stands for the body while the body still overlaps its resting
+            # place (its centre within a diameter of it) and the colour blob is the larger: the motion's blob is then
+            # the part of the body off the place the background holds; further on the motion's blob is the body, and
+            # a larger colour blob has taken in scenery of its colour
+            rest = np.median(before[still], axis=0)
+            reach = 2.0 * max(float(cand.radius_px), r)
+            end = first
+            while end < video.num_frames and cand.visible[end] and \
+                    float(np.linalg.norm(cand.centroid_px[end] - rest)) <= reach and \
+                    (not track.visible[end] or (near(end) and cand.area_px[end] >= track.area_px[end])):
+                end += 1
+            return _splice_before(track, cand, end)
         return track
 
     def track_all(self, video: VideoContext) -> TrackingResult:
@@ -958,7 +1007,8 @@ class BackgroundGrounder:
                                                    "absent_fits": True})
                 tracks = [one]
         elif named:
-            tracks = [self._extend_by_color(tr, video, subject) for tr in tracks]
+            tracks = [self._extend_by_color(self._extend_back_by_color(tr, video, subject), video, subject)
+                      for tr in tracks]
         if named and not tracks and not plural:
             # last, a body of its colour seen only in the clip's first two frames or its last two: one that vanishes
             # in place at the third frame (or appears at the last but one) shows no more than that
@@ -1001,6 +1051,16 @@ def _renamed(tr: Track, subject: str, identity: int, **meta: Any) -> Track:
     return Track(subject=subject, identity=identity, boxes_xyxy=tr.boxes_xyxy, centroid_px=tr.centroid_px,
                  area_px=tr.area_px, visible=tr.visible, coasted=tr.coasted, touches_border=tr.touches_border,
                  times_s=tr.times_s, backend=tr.backend, meta={**tr.meta, **meta})
+
+
+def _splice_before(track: Track, other: Track, end: int) -> Track:
+    """``track`` with ``other``'s frames before ``end``."""
+    arrays = {k: np.array(getattr(track, k)) for k in ("boxes_xyxy", "centroid_px", "area_px", "visible", "coasted",
+                                                       "touches_border")}
+    for k in arrays:
+        arrays[k][:end] = getattr(other, k)[:end]
+    return Track(subject=track.subject, identity=track.identity, times_s=track.times_s, backend=track.backend,
+                 meta={**track.meta, "extended_by_color_to": int(end)}, **arrays)
 
 
 def _splice(track: Track, other: Track, start: int) -> Track:

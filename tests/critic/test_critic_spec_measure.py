@@ -2089,3 +2089,35 @@ def test_a_body_that_goes_sideways_into_a_wall_out_of_sight_passes_into_it():
     assert cut[0] - 1 <= m.window.start_frame <= cut[0] + 2 and m.window.end_frame == len(x) - 1
     assert measure(_into_a_wall(stop_at_wall=True), "penetration", holds=False).state != "contradicted"
     assert measure(_into_a_wall(wall_x=S.W), "penetration", holds=False).state != "contradicted"
+
+
+def test_a_rebound_off_a_landing_the_contact_finder_missed_keeps_a_later_dead_landing_from_denying_the_bounce():
+    """A ball bouncing behind a pillar, as the tracker saw it in a perspective render (8 fps, radius 8 px), its fall
+    included: it comes down to row 119 (frames 3-4, seen in part beside the pillar, where no contact is read), rises
+    2.4 radii to row 101 (frame 6), comes down again and stays (a landing at frame 9 after a drop of 3.6 radii).
+    "Bounces" is not contradicted by the last landing: the rise before it is a rebound (unknown, naming it). The same
+    track without the rise (it stays at row 119 until it comes down to rest) is a dead landing: contradicted."""
+    from critic.specialists.measure.bounce import bounce
+
+    y = np.array([83.7, 86.8, 95.4, 119.3, 119.5, 108.2, 101.1, 107.3, 118.8, 128.1, 127.4, 127.6, 127.6])
+    x = np.array([215.8, 215.4, 212.0, 200.8, 200.2, 200.9, 203.9, 200.1, 198.6, 198.2, 198.8, 199.4, 199.7])
+    half_w = np.array([14.0, 13.5, 13.5, 2.5, 4.0, 4.5, 11.5, 5.5, 6.5, 5.5, 4.5, 4.0, 3.5])
+    half_h = np.array([13.5, 11.0, 10.5, 7.5, 9.5, 10.5, 11.5, 11.5, 11.5, 10.5, 9.5, 9.5, 7.5])
+
+    def track(ys: np.ndarray) -> Track:
+        t = len(ys)
+        at = np.stack([x, ys], 1)
+        half = np.stack([half_w, half_h], 1)
+        return Track(subject="ball", identity=0, boxes_xyxy=np.concatenate([at - half, at + half], 1), centroid_px=at,
+                     area_px=np.pi * half_w * half_h, visible=np.ones(t, bool), coasted=np.zeros(t, bool),
+                     touches_border=np.zeros(t, bool), times_s=np.arange(t) / 8.0)
+
+    video = context_from_arrays(np.zeros((len(y), 240, 320, 3), np.uint8), 8.0)
+    op = MeasureOp(id="m", subject="ball", quantity="bounce")
+    tol = TrackMeasurer().tolerances
+    seen = bounce(op, track(y), None, video, tol)
+    assert seen.state == "unknown" and "rises 2.4 radii again (frames 4-6)" in seen.reason, (seen.measured, seen.reason)
+    dead = y.copy()
+    dead[5:8] = 119.4
+    flat = bounce(op, track(dead), None, video, tol)
+    assert flat.state == "contradicted" and "without rebounding" in flat.measured, (flat.measured, flat.reason)

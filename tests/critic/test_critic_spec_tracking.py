@@ -341,3 +341,98 @@ def test_the_share_of_frames_that_differ_is_numpys_mean(count):
     8-bit counting up to 255 frames and numpy's own mean beyond (where a count may pass 255)."""
     masks = np.random.default_rng(count).random((count, 6, 7)) < 0.9
     assert np.array_equal(_share_true(masks), masks.mean(axis=0))
+
+
+def rest_then_roll_clip(t_count: int = 48, start: int = 40, speed_px: float = 2.0) -> S.Synthetic:
+    """A red ball rests on the floor at x = 50 px until frame ``start``, then rolls right at ``speed_px`` per frame:
+    its resting place differs from it in under a fifth of the frames, so the median background holds the ball there,
+    and the motion alone finds it only once it moves (at first only the part of it that has left that place)."""
+    xy = np.zeros((t_count, 2))
+    xy[:, 1] = S.FLOOR_Y - S.RADIUS
+    xy[:, 0] = 50.0 + speed_px * np.clip(np.arange(t_count) - start, 0, None)
+    ball = S.Ball(xy, np.full(t_count, S.RADIUS), np.ones(t_count, bool), S.COLORS["red"])
+    return S.Synthetic(frames=S.draw(S.background(), [ball], t_count), fps=S.FPS, audio=None,
+                       audio_rate_hz=S.AUDIO_RATE, balls={"ball": ball}, contacts_s=[])
+
+
+def test_a_body_that_rests_and_then_moves_is_followed_from_the_clips_start():
+    """The ball rests from frame 0 to 40, then rolls: the motion's track begins late, at the part of the ball off
+    its resting place; the colour track that was there before is the ball, so the grounded track is seen from the
+    first frame, at the resting place, and the grounded centroid stays within a pixel of the drawn one throughout
+    its first frames of motion (where the motion's blob is only a sliver)."""
+    clip = rest_then_roll_clip()
+    motion = [tr for tr in BackgroundTracker().track(clip.frames, clip.times_s).tracks if tr.visible.sum() >= 3]
+    assert motion and min(int(np.flatnonzero(tr.visible)[0]) for tr in motion) > 30
+    (track,) = ground(clip, color="red")
+    assert track.visible.all()
+    assert track.meta["extended_by_color_to"] > 40
+    drawn = clip.balls["ball"].xy
+    assert np.abs(track.centroid_px[:44] - drawn[:44]).max() < 1.0
+
+
+def test_a_body_that_appears_far_from_a_resting_one_of_its_colour_keeps_its_own_start():
+    """A red ball rests at x = 25 px all clip long; a second red ball appears in mid-air at x = 120 px at frame 24 and
+    falls: the colour track seen before frame 24 is the resting ball, far from where the second one began, so the
+    second ball's track is not taken back before its first frame (its appearing from nowhere stays in view)."""
+    t_count, start = 48, 24
+    rest_xy = np.tile([25.0, S.FLOOR_Y - S.RADIUS], (t_count, 1))
+    resting = S.Ball(rest_xy, np.full(t_count, S.RADIUS), np.ones(t_count, bool), S.COLORS["red"])
+    fall_xy = np.tile([120.0, 20.0], (t_count, 1))
+    k = np.clip(np.arange(t_count) - start, 0, None)
+    fall_xy[:, 1] = np.minimum(20.0 + 0.25 * k ** 2, S.FLOOR_Y - S.RADIUS)
+    falling = S.Ball(fall_xy, np.full(t_count, S.RADIUS), np.arange(t_count) >= start, S.COLORS["red"])
+    clip = S.Synthetic(frames=S.draw(S.background(), [resting, falling], t_count), fps=S.FPS, audio=None,
+                       audio_rate_hz=S.AUDIO_RATE, balls={"resting": resting, "falling": falling}, contacts_s=[])
+    grounder = BackgroundGrounder()
+    spliced = [grounder._extend_back_by_color(tr, clip.context(), SubjectSpec(name="ball", noun="ball", color="red"))
+               for tr in grounder.track_all(clip.context()).tracks if tr.visible.sum() >= 3]
+    mover = next(tr for tr in spliced if np.nanmax(np.ptp(tr.centroid_px[tr.visible], axis=0)) > 10)
+    assert int(np.flatnonzero(mover.visible)[0]) >= start - 1
+    assert "extended_by_color_to" not in mover.meta
+
+
+@pytest.mark.parametrize("before", ["rests", "falls"])
+def test_a_late_track_is_taken_back_only_by_a_colour_track_that_rested_where_it_began(before):
+    """The motion's track of a red ball begins at frame 20 at (50, 70) px. The colour track seen there before it
+    either rests there from frame 0 (the median background held the ball: it is the ball, and the grounded track
+    starts at frame 0) or falls from the top of the picture (the ball seen falling by its colour alone, as in a clip
+    compressed hard: it was moving, the motion missed it for another reason, and nothing is taken back)."""
+    from critic.specialists.tracking import TrackingResult
+    from critic.types import Track
+    from critic.video import context_from_arrays
+
+    t, start = 40, 20
+    video = context_from_arrays(np.zeros((t, 96, 160, 3), np.uint8), 24.0)
+
+    def track(xy: np.ndarray, seen: np.ndarray, identity: int) -> Track:
+        xy = np.where(seen[:, None], xy, np.nan)
+        return Track(subject="", identity=identity, boxes_xyxy=np.concatenate([xy - 5, xy + 5], 1), centroid_px=xy,
+                     area_px=np.where(seen, 78.5, 0.0), visible=seen, coasted=np.zeros(t, bool),
+                     touches_border=np.zeros(t, bool), times_s=np.arange(t) / 24.0)
+
+    xy = np.tile([50.0, 70.0], (t, 1))
+    xy[start:, 0] += 1.5 * np.arange(t - start)  # rolls right from frame 20
+    if before == "falls":
+        xy[:start, 1] = np.linspace(10.0, 68.0, start)
+    motion = track(xy, np.arange(t) >= start, 0)
+    colour = track(xy, np.ones(t, bool), 1)
+    grounder = BackgroundGrounder()
+    grounder._cache[f"{video.sha256}:red"] = TrackingResult(tracks=[colour], colors_rgb={1: np.array([210.0, 30, 30])},
+                                                            background=np.zeros((96, 160, 3), np.uint8), threshold=20.0)
+    out = grounder._extend_back_by_color(motion, video, SubjectSpec(name="ball", noun="ball", color="red"))
+    assert int(np.flatnonzero(out.visible)[0]) == (0 if before == "rests" else start)
+
+
+def test_a_rested_body_that_moves_on_is_followed_by_the_motion_once_off_its_resting_place():
+    """The ball rests until frame 40, then rolls right at 3 px a frame onto a small red mat on the floor (x 69-74 px),
+    which its colour blob takes in from frame 45. Off its resting place (a diameter away, from frame 44) the motion's
+    blob is the whole ball, so the grounded track follows it there, not the colour blob of ball and mat: its centroid
+    stays within a pixel of the drawn one up to frame 45 (on the mat, red on red, the motion sees only part of it)."""
+    clip = rest_then_roll_clip(speed_px=3.0)
+    mat = S.background()
+    mat[74:80, 69:75] = S.COLORS["red"]
+    ball = clip.balls["ball"]
+    clip = dataclasses.replace(clip, frames=S.draw(mat, [ball], len(clip.frames)))
+    (track,) = ground(clip, color="red")
+    assert track.visible.all()
+    assert np.abs(track.centroid_px[:46] - ball.xy[:46]).max() < 1.0

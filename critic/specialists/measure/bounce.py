@@ -77,6 +77,15 @@ def bounce(op: MeasureOp, track: Track, other: Track | None, video: VideoContext
             return unknown(f"lands after a drop of {c.drop_radii:.1f} radii with no rebound seen: a rebound after a "
                            f"drop under {tol.min_bounce_drop_radii:g} radii may be too low to see", required=req,
                            **values)
+        turn = _turn_up_before(track, c.frame, r)
+        if turn is not None:
+            # it came down and went back up before this landing: a rebound off a landing the contact finder did not
+            # see (hidden behind something, or seen only in part), so the landing that stays down need not be its
+            # only one
+            low, top, rise = turn
+            return unknown(f"lands after a drop of {c.drop_radii:.1f} radii without rebounding, but before that it "
+                           f"comes down and rises {rise:.1f} radii again (frames {low}-{top}): a bounce whose landing "
+                           "was not seen", required=req, **values)
         return measurement("contradicted", req, f"lands after a drop of {c.drop_radii:.1f} radii without rebounding",
                            window=video.window(max(c.frame - 1, 0), _stays_down_until(track, c.frame,
                                                                                       video.num_frames)),
@@ -152,6 +161,33 @@ def _rebound_above_view(track: Track, video: VideoContext, c: Contact, r: float,
     if any(colour_pixels(video, j, corner, lab, reach)[0] >= 0.25 * np.pi * r * r for j in range(out + 1, back)):
         return None
     return (float(y[k]) + r) / r, out, back
+
+
+def _turn_up_before(track: Track, frame: int, r: float, min_radii: float = 1.5) -> tuple[int, int, float] | None:
+    """Where the body, observed in every frame, comes down ``min_radii`` radii or more (image y grows) and then rises
+    as much again without a break (y falling at every step) before ``frame``: (lowest frame, highest frame after it,
+    rise in radii) of the first such turn, or None. Track centroids (T, 2) px, y down."""
+    ok = observed(track)
+    y = track.centroid_px[:, 1]
+    k = 1
+    while k < frame:
+        if not (ok[k] and ok[k - 1] and y[k] > y[k - 1]):
+            k += 1
+            continue
+        # a descent from a (local) top before k down to the lowest frame ``low``
+        start = k - 1
+        while start > 0 and ok[start - 1] and y[start - 1] <= y[start]:
+            start -= 1
+        low = k
+        while low + 1 < frame and ok[low + 1] and y[low + 1] >= y[low]:
+            low += 1
+        top = low
+        while top + 1 <= frame and ok[top + 1] and y[top + 1] < y[top]:
+            top += 1
+        if (y[low] - y[start]) / r >= min_radii and (y[low] - y[top]) / r >= min_radii:
+            return low, top, float((y[low] - y[top]) / r)
+        k = top + 1
+    return None
 
 
 def _stays_down_until(track: Track, frame: int, num_frames: int, after: int = 3) -> int:

@@ -347,10 +347,10 @@ def _let_go_by_nothing(track: Track, ok: np.ndarray, frames: np.ndarray, e: int,
     ``ok`` (T,) its observed frames): within ``within`` frames its box's top is under that strip, at its own
     apparent size (within x``max_growth`` in area: no move toward the camera along a floor), while the strips over
     and under the place it rested show then what they showed while it rested (channel-max difference, mean under
-    ``max_diff``), and the strip under it shows the body in a frame on its way down (over ``max_diff`` from what it
-    showed while it rested: the body goes down in front of whatever edge lies there). A shelf it stood on would be
-    in its way (it would pass through it); one in front of it hides it as it goes, and may hide what held it; a
-    hand, a trapdoor or a body that held it moves or goes when it lets go."""
+    ``max_diff``), and the strip under it shows the body in a frame on its way down (two thirds of its rows over
+    ``max_diff`` from what they showed while it rested: the body goes down in front of whatever edge lies there). A
+    shelf it stood on would be in its way (it would pass through it); one in front of it hides it as it goes, and may
+    hide what held it; a hand, a trapdoor or a body that held it moves or goes when it lets go."""
     area = np.asarray(track.area_px, float)
     t_count = len(frames)
     gone = next((k for k in range(e + 1, min(e + 1 + within, t_count))
@@ -364,9 +364,15 @@ def _let_go_by_nothing(track: Track, ok: np.ndarray, frames: np.ndarray, e: int,
     def changed(k: int, rows: slice) -> bool:  # the strip at frame k against frame e
         return float(channel_max_diff(frames[k, rows, cols], frames[e, rows, cols]).mean()) > max_diff
 
+    def shown_over(k: int) -> bool:
+        # the body in front of two thirds of the strip's rows or more: a shelf in front that begins a row or two
+        # under the place it rested hides it from those rows, though the rows above the shelf show it go by
+        rows = channel_max_diff(frames[k, below, cols], frames[e, below, cols]).mean(axis=1)
+        return int((rows > max_diff).sum()) * 3 >= 2 * len(rows)
+
     passing = [k for k in range(e + 1, gone) if ok[k] and track.boxes_xyxy[k, 3] >= below.start
                and track.boxes_xyxy[k, 1] < below.stop]
-    return any(changed(k, below) for k in passing) and not changed(gone, above) and not changed(gone, below)
+    return any(shown_over(k) for k in passing) and not changed(gone, above) and not changed(gone, below)
 
 
 def _rises_unaided(track: Track, r: float) -> list[tuple[int, int, str]]:
