@@ -26,12 +26,12 @@ benchmarks/critic.py):
    and size priors of the noun, motion and presence; plural subjects take the remaining identities of their
    colour (or the movers). A named colour that no moving identity has is looked for by colour alone (an object
    that never moves is part of the median background), and a named subject's track that begins late in open view
-   is taken back to the clip's start by the colour track that was where it began (a body that rested there for
-   most of the clip, held by the median background, is found by the motion only once it leaves, and at first only
-   in part); a singular subject found by colour alone among several blobs of its colour takes the only one that
-   moves, else it is not firm; last, a singular subject still unfound takes the one
-   tracklet of its colour seen in exactly the clip's first two frames or its last two (``at_clip_edge``: tracklets
-   shorter than ``min_track_frames`` are dropped, but a body that vanishes at the third frame shows no more);
+   is taken back to the clip's start by the colour track that rested where it began (a body held by the median
+   background while it rested is found by the motion only once it leaves, and at first only in part); a singular
+   subject found by colour alone among several blobs of its colour takes the only one that moves, else it is not
+   firm; last, a singular subject still unfound takes the one tracklet of its colour seen in exactly the clip's first
+   two frames or its last two (``at_clip_edge``: tracklets shorter than ``min_track_frames`` are dropped, but a body
+   that vanishes at the third frame shows no more);
 5. binding evidence: each bound track records in ``meta["binding"]`` how it was found (colour, shape/size or
    motion), how many identities fit within the decision margin and whether the binding is firm. A binding
    whose assignment wins by under the margin, rests on motion and presence alone on a still blob, or whose

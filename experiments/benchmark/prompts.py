@@ -2,11 +2,11 @@
 
 A prompt is assembled clause by clause (:class:`PromptBuilder`). Each clause comes from one of several
 phrasings of its event (4-8 per event, with random synonyms for nouns and verbs), clauses of independent events
-are shuffled, and they are joined by varied connectors (one that says when, "then", "while", "meanwhile", only
-within a sequence about one body: every clause stays true of the clean clip). The builder records, for every
-clause, the span of the whole clause (the claim) and of each object mention inside it, so a defect can point at the
-exact words it violates. Everything is drawn from the clip's own ``numpy`` generator: the same seed gives the same
-prompt.
+are shuffled, and they are joined by varied connectors (of those that say when, only "then", and only before a
+sequence's next step about the same body: every clause stays true of the clean clip). The builder records, for
+every clause, the span of the whole clause (the claim) and of each object mention inside it, so a defect can point
+at the exact words it violates. Everything is drawn from the clip's own ``numpy`` generator: the same seed gives
+the same prompt.
 """
 
 from __future__ import annotations
@@ -69,7 +69,8 @@ CONNECTORS = (". ", "; ", ", and ", ", while ", ". Meanwhile, ", ". Then ")
 #: connectors that say when: "then" puts the clause after the one before, "while" and "meanwhile" at the same
 #: time. Only "then" is said, and only before a sequence's next step about the same body (a throw, then the hit on
 #: the wall); elsewhere (clauses of independent events, drawn in any order) each is said without the time: the
-#: clause would claim an order or an overlap the clip need not show.
+#: clause would claim an order or an overlap the clip need not show. They stay among the draws, so that a prompt
+#: draws the numbers it drew before and its clip stays the same.
 TIMED_CONNECTORS = {", while ": ", and ", ". Meanwhile, ": ". ", ". Then ": ". "}
 TEXTS = ("STOP", "EXIT", "TEST", "DROP", "GO", "HELLO", "PHYSICS", "START", "LAB", "OPEN", "WAIT", "BALL")
 
