@@ -20,7 +20,8 @@ bound to its best identity but marked not firm, with the margin and the number o
 measurements on it come back unknown with that reason.
 
 Plural subjects ("dominoes", "three green balls") take every identity left after the singular subjects whose colour
-is nearest to their colour among the plan's colours (or, with no colour, the identities that move). An uncoloured
+is nearest to their colour among the plan's colours (or, with no colour, the identities that move: bound not
+firmly when more of them are left than the prompt counts, since motion alone does not tell which). An uncoloured
 plural with nothing but specks left ("two balls ... and one red ball" over a clip of one ball) takes the singular
 subjects of its kind, when all of them are firmly bound and nothing else but specks is left: they are all the
 bodies of that kind the clip shows (binding ``by="kin"``, which counting reads as an upper bound).
@@ -367,6 +368,11 @@ def ground_subjects(subjects: list[SubjectSpec], cands: list[Candidate], prompt:
         members = plural_members(s, cands, free, plan_colours, prompt, w)
         by = "color" if colours.known(s.color) else "motion"
         evidence: dict[str, Any] = {"by": by, "candidates": len(members), "confident": True, "doubt": ""}
+        if by == "motion" and s.count and len(members) > s.count:
+            # more movers left than the prompt counts, and nothing but motion to choose by: some of them are other
+            # bodies (a named one's second tracklet, a piece, a shadow), and which is not known
+            evidence.update(confident=False, doubt=f"{len(members)} moving identities left for {s.count} "
+                            f"'{s.noun}', found by motion alone: which of them are the {s.noun}s is not known")
         kin = _named_kin(s, singular, picks, out, cands, free, w)
         if kin is not None:  # what was left is specks at most
             members, evidence = kin

@@ -35,9 +35,10 @@ benchmarks/critic.py):
 5. binding evidence: each bound track records in ``meta["binding"]`` how it was found (colour, shape/size or
    motion), how many identities fit within the decision margin and whether the binding is firm. A binding
    whose assignment wins by under the margin, rests on motion and presence alone on a still blob, or whose
-   track may hand its object over to another track is not firm: the measurements on it come back unknown,
-   with that reason, instead of supported or contradicted. ``bind_subject`` keeps the older per-subject
-   binding (colour ranges in HSV, or motion) for callers that bind one subject alone.
+   track may hand its object over to another track is not firm, nor is an uncoloured plural's when more movers
+   are left for it than the prompt counts: the measurements on it come back unknown, with that reason, instead
+   of supported or contradicted. ``bind_subject`` keeps the older per-subject binding (colour ranges in HSV, or
+   motion) for callers that bind one subject alone.
 """
 
 from __future__ import annotations
@@ -864,7 +865,7 @@ class BackgroundGrounder:
     reused for every subject of the same clip (keyed by the clip's sha256)."""
 
     name = "background"
-    version = "16"
+    version = "17"
 
     def __init__(self, tracker: BackgroundTracker | None = None, min_visible_frac: float = 0.05,
                  weights: grounding.Weights | None = None, max_gap_s: float = 0.75, **tracker_kwargs: Any):

@@ -318,3 +318,20 @@ def test_the_fast_norm_gives_numpys_bits(components, dtype):
         fast = norm_last_axis(view)
         assert fast.dtype == np.linalg.norm(view, axis=-1).dtype
         assert np.array_equal(fast, np.linalg.norm(view, axis=-1))
+
+
+def test_an_uncoloured_plural_left_more_movers_than_it_counts_is_not_bound_firmly():
+    """"Two cylinders" with no colour, beside a named red ball: the movers left after the ball is bound are the
+    plural's members. Two left: bound firmly. Four left (a named body's second tracklet, a piece, a shadow among
+    them), with nothing but motion to tell which are the cylinders: bound, but not firmly, with the reason."""
+    ball = ((200, 30, 30), 10, 2, (8, 8))
+    movers = [((120, 120, 120), 40 + 30 * i, 2, (6, 10)) for i in range(4)]
+    subjects = [SubjectSpec(name="red_ball", noun="ball", color="red"),
+                SubjectSpec(name="cylinder", noun="cylinder", count=2)]
+    for left, firm in ((2, True), (4, False)):
+        out = grounding.ground_subjects(subjects, _cands([ball] + movers[:left]), "a red ball and two cylinders",
+                                        {"red_ball": False, "cylinder": True})
+        members, evidence = out["cylinder"]
+        assert len(members) == left and evidence["by"] == "motion"
+        assert evidence["confident"] is firm, evidence
+        assert firm or "4 moving identities left for 2 'cylinder'" in evidence["doubt"]
