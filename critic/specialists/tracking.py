@@ -898,7 +898,7 @@ class BackgroundGrounder:
             near = [k for k in cv if last - 2 <= k <= last + 3]
             if near and min(float(np.linalg.norm(cand.centroid_px[k] - track.centroid_px[last])) for k in near
                             if np.isfinite(track.centroid_px[last]).all()) <= 2.5 * r:
-                return _splice(track, cand, last + 1)
+                return _splice(track, cand, slice(last + 1, None), extended_by_color_from=last + 1)
         return track
 
     def _extend_back_by_color(self, track: Track, video: VideoContext, subject: SubjectSpec) -> Track:
@@ -944,7 +944,7 @@ class BackgroundGrounder:
                     float(np.linalg.norm(cand.centroid_px[end] - rest)) <= reach and \
                     (not track.visible[end] or (near(end) and cand.area_px[end] >= track.area_px[end])):
                 end += 1
-            return _splice_before(track, cand, end)
+            return _splice(track, cand, slice(0, end), extended_by_color_to=end)
         return track
 
     def track_all(self, video: VideoContext) -> TrackingResult:
@@ -1054,24 +1054,15 @@ def _renamed(tr: Track, subject: str, identity: int, **meta: Any) -> Track:
                  times_s=tr.times_s, backend=tr.backend, meta={**tr.meta, **meta})
 
 
-def _splice_before(track: Track, other: Track, end: int) -> Track:
-    """``track`` with ``other``'s frames before ``end``."""
+def _splice(track: Track, other: Track, frames: slice, **meta: int) -> Track:
+    """``track`` with ``other``'s frames in ``frames`` (a slice of the clip's frame indices), ``meta`` added (which
+    frames were taken, for the report)."""
     arrays = {k: np.array(getattr(track, k)) for k in ("boxes_xyxy", "centroid_px", "area_px", "visible", "coasted",
                                                        "touches_border")}
     for k in arrays:
-        arrays[k][:end] = getattr(other, k)[:end]
+        arrays[k][frames] = getattr(other, k)[frames]
     return Track(subject=track.subject, identity=track.identity, times_s=track.times_s, backend=track.backend,
-                 meta={**track.meta, "extended_by_color_to": int(end)}, **arrays)
-
-
-def _splice(track: Track, other: Track, start: int) -> Track:
-    """``track`` with ``other``'s frames from ``start`` on."""
-    arrays = {k: np.array(getattr(track, k)) for k in ("boxes_xyxy", "centroid_px", "area_px", "visible", "coasted",
-                                                       "touches_border")}
-    for k in arrays:
-        arrays[k][start:] = getattr(other, k)[start:]
-    return Track(subject=track.subject, identity=track.identity, times_s=track.times_s, backend=track.backend,
-                 meta={**track.meta, "extended_by_color_from": int(start)}, **arrays)
+                 meta={**track.meta, **meta}, **arrays)
 
 
 def floor_row(background: np.ndarray, *, min_contrast: float = 25.0) -> float | None:
