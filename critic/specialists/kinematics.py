@@ -206,13 +206,16 @@ def _bridged_runs(track: Track, ok: np.ndarray, r: float, max_gap: int, axis: in
 
 @_per_track
 def floor_contacts(track: Track, *, min_drop_radii: float = 0.75, min_rebound_radii: float = 0.3,
-                   axis: int = 1, max_gap: int = 1, toward: int = 1) -> list[Contact]:
+                   axis: int = 1, max_gap: int = 1, toward: int = 1, max_flat: int = 2,
+                   clear_drop_radii: float = 2.0, clear_rebound_radii: float = 1.0) -> list[Contact]:
     """Down->up reversals (bounces) and down->stop landings along ``axis`` (1: image y, the floor; 0: x,
     a wall), "down" being ``toward`` (+1: increasing image coordinate; -1: decreasing, a wall on the left), over
     runs of observed frames. Runs at most ``max_gap`` frames apart are read as one (two, where the subject turns in
     them: :func:`_bridged_runs`), the position interpolated over the frames between (a ball merged with its shadow
     for a frame just before it lands is still the ball coming down: its drop counts from where the descent began); a
-    contact is only placed on an observed frame."""
+    contact is only placed on an observed frame. After a drop of ``clear_drop_radii`` or more, a rebound may begin
+    after up to ``max_flat`` frames that stay at the contact row (within a twentieth of a radius a step) when it then
+    rises ``clear_rebound_radii`` or more (jitter at a landing does not)."""
     r = radius(track)
     if not np.isfinite(r):
         return []
@@ -238,6 +241,18 @@ def floor_contacts(track: Track, *, min_drop_radii: float = 0.75, min_rebound_ra
                 while j1 < len(dy) and dy[j1] < 0:
                     j1 += 1
                 rebound = (y[k] - y[j1]) / r
+                if rebound < min_rebound_radii and drop >= clear_drop_radii:
+                    # a frame or two at the bottom (the frame times straddle the impact, or the body is seen in part
+                    # there) and then a clear rise: a bounce all the same, after a fall that gathered speed (a body
+                    # that sinks a radius, stays and rises is a tipping or rocking body, not a rebound)
+                    flat = k
+                    while flat < len(dy) and flat - k < max_flat and abs(dy[flat]) <= 0.05 * r:
+                        flat += 1
+                    up = flat
+                    while up < len(dy) and dy[up] < 0:
+                        up += 1
+                    if flat > k and (y[k] - y[up]) / r >= clear_rebound_radii:
+                        j1, rebound = up, (y[k] - y[up]) / r
                 if drop >= min_drop_radii:
                     kind = "bounce" if rebound >= min_rebound_radii else "land"
                     if kind == "land" and axis == 1:

@@ -12,7 +12,9 @@ benchmarks/critic.py):
 2. per frame: foreground = max-over-channels |frame - background| above Otsu's threshold (never below
    ``min_threshold``), opened with a 3x3 kernel; ``cv2.connectedComponentsWithStats`` gives blobs with
    sub-pixel centroids, boxes, areas; mean RGB per blob; blobs that are mostly cast shadow (darker than the
-   background with its chroma, ``colour.is_shadow``) are dropped;
+   background with its chroma, ``colour.is_shadow``) are set apart, joined into tracklets of their own, and kept only
+   where no tracked body stands in the column above them or beside them in most of their frames
+   (``_uncast_shades``: a body of the floor's hue, darker, is no shadow);
 3. identities: Hungarian matching (``scipy.optimize.linear_sum_assignment``) of blobs to constant-velocity
    predictions, gated by radius and speed; unmatched tracks coast (predicted, ``coasted``) through merges and
    occlusions for up to ``max_coast_s``; a stopped track whose patch still looks like it stays visible
@@ -261,6 +263,15 @@ class TrackingResult:
     edge_tracks: list[Track] = field(default_factory=list)
 
 
+def _casts(body: np.ndarray, shade: np.ndarray) -> bool:
+    """Could the body whose box is ``body`` have cast the blob whose box is ``shade`` (both xyxy px): is it in the
+    column above it or beside it (the boxes within the wider one's width of each other across the image, its top
+    above the shade's bottom)? A shadow lies under or beside the body that casts it, however high that is."""
+    w, bw = shade[2] - shade[0] + 1, body[2] - body[0] + 1
+    gap = max(body[0] - shade[2] - 1, shade[0] - body[2] - 1, 0.0)
+    return bool(gap <= max(w, bw) and body[1] < shade[3])
+
+
 class BackgroundTracker:
     """Multi-object tracker (see module doc). Arguments are tolerances in frames, pixels or radii."""
 
@@ -329,7 +340,13 @@ class BackgroundTracker:
         return float(max(otsu, self.min_threshold))
 
     def detect(self, frame: np.ndarray, bg: np.ndarray, thr: float) -> Detections:
-        """Blobs that differ from the background ``bg`` by more than ``thr`` (max over channels), opened 3x3."""
+        """Blobs that differ from the background ``bg`` by more than ``thr`` (max over channels), opened 3x3, less
+        those that are mostly cast shadow."""
+        return self.detect_with_shades(frame, bg, thr)[0]
+
+    def detect_with_shades(self, frame: np.ndarray, bg: np.ndarray, thr: float) -> tuple[Detections, Detections]:
+        """:meth:`detect`'s blobs, and apart from them the blobs that are mostly cast shadow (``colour.is_shadow``:
+        the background dimmed, its colour kept); with shadows not suppressed, every blob is in the first."""
         h, w = frame.shape[:2]
         diff = channel_max_diff(frame, bg)
         _, mask = cv2.threshold(diff, thr, 1, cv2.THRESH_BINARY)
@@ -348,8 +365,12 @@ class BackgroundTracker:
                 step = max(1, int(inside.sum()) // 2000)  # a share needs a sample, not every pixel
                 px = frame[y:y + bh, x:x + bw][inside][::step]
                 share[i] = float(colours.is_shadow(px, bg[y:y + bh, x:x + bw][inside][::step]).mean())
+            shades = [i for i in keep if share[i] >= self.max_shadow_share]
             keep = [i for i in keep if share[i] < self.max_shadow_share]
-        return self._detections(frame, labels, stats, cents, keep)
+        else:
+            shades = []
+        return (self._detections(frame, labels, stats, cents, keep),
+                self._detections(frame, labels, stats, cents, shades))
 
     def detect_color(self, frame: np.ndarray, color: str, max_area_frac: float = 0.05) -> Detections:
         """Blobs of a named colour (HSV ranges), compact and under ``max_area_frac`` of the frame: objects that
@@ -401,12 +422,22 @@ class BackgroundTracker:
         dt = float(np.median(np.diff(times_s))) if t_count > 1 else 1.0
         max_coast = max(2, int(round(self.max_coast_s / dt))) if dt > 0 else 8
         chroma_gap = max(3, int(round(self.chroma_gate_after_s / dt))) if dt > 0 else 3
-        finished = self._associate(frames, bg, thr, color, max_coast, chroma_gap)
+        shades = None
+        if color is None:
+            found = [self.detect_with_shades(frame, bg, thr) for frame in frames]
+            finished = self._associate(frames, bg, thr, color, max_coast, chroma_gap, [f[0] for f in found])
+            shades = [f[1] for f in found]
+        else:
+            finished = self._associate(frames, bg, thr, color, max_coast, chroma_gap)
         if color is None and self.refine_rest_places:
             refined = self._rest_place_background(finished, frames, bg)
             if refined is not None:
                 bg = refined
-                finished = self._associate(frames, bg, thr, color, max_coast, chroma_gap)
+                found = [self.detect_with_shades(frame, bg, thr) for frame in frames]
+                finished = self._associate(frames, bg, thr, color, max_coast, chroma_gap, [f[0] for f in found])
+                shades = [f[1] for f in found]
+        if shades is not None and any(len(d) for d in shades):
+            finished += self._uncast_shades(frames, bg, thr, max_coast, chroma_gap, shades, finished)
         if self.drop_static_ghosts:
             # (a tracklet left with too few observed frames is dropped below, as any short one is)
             for tr in finished:
@@ -424,14 +455,19 @@ class BackgroundTracker:
                               edge_tracks=edge)
 
     def _associate(self, frames: np.ndarray, bg: np.ndarray, thr: float, color: str | None, max_coast: int,
-                   chroma_gap: int) -> list[_Tracklet]:
-        """Detections of every frame against ``bg`` joined into tracklets (step 3 of the module docstring)."""
+                   chroma_gap: int, detections: list[Detections] | None = None,
+                   first_id: int = 0) -> list[_Tracklet]:
+        """Detections of every frame against ``bg`` (or the given per-frame ``detections``) joined into tracklets
+        (step 3 of the module docstring), numbered from ``first_id``."""
         t_count = len(frames)
         active: list[_Tracklet] = []
         finished: list[_Tracklet] = []
-        next_id = 0
+        next_id = first_id
         for k in range(t_count):
-            det = self.detect(frames[k], bg, thr) if color is None else self.detect_color(frames[k], color)
+            if detections is not None:
+                det = detections[k]
+            else:
+                det = self.detect(frames[k], bg, thr) if color is None else self.detect_color(frames[k], color)
             preds = [tr.pos + tr.vel * (k - tr.last_seen) for tr in active]
             matched_t: set[int] = set()
             matched_d: set[int] = set()
@@ -507,6 +543,23 @@ class BackgroundTracker:
                 active.append(tr)
         finished.extend(active)
         return finished
+
+    def _uncast_shades(self, frames: np.ndarray, bg: np.ndarray, thr: float, max_coast: int, chroma_gap: int,
+                       shades: list[Detections], bodies: list[_Tracklet],
+                       max_cast_share: float = 0.5) -> list[_Tracklet]:
+        """The blobs that dim the background without changing its colour, joined into tracklets of their own, that
+        nothing casts: a cast shadow lies under or beside the body that casts it (``_casts``), however high that
+        is, in most of the frames it is seen; a blob of the floor's hue, darker, with no body there to cast it in
+        more than ``max_cast_share`` of its frames is a body of that hue (a green ball on a green floor)."""
+        first = 1 + max((tr.identity for tr in bodies), default=-1)
+        out = []
+        for tr in self._associate(frames, bg, thr, None, max_coast, chroma_gap, shades, first_id=first):
+            seen = [k for k, v in tr.frames.items() if v[3]]
+            cast = sum(any(_casts(body.frames[k][0], tr.frames[k][0]) for body in bodies if k in body.frames)
+                       for k in seen)
+            if seen and cast <= max_cast_share * len(seen):
+                out.append(tr)
+        return out
 
     def _rest_place_background(self, tracklets: list[_Tracklet], frames: np.ndarray, bg: np.ndarray, *,
                                min_rest_share: float = 0.4, min_travel_radii: float = 2.0,
@@ -865,7 +918,7 @@ class BackgroundGrounder:
     reused for every subject of the same clip (keyed by the clip's sha256)."""
 
     name = "background"
-    version = "17"
+    version = "18"
 
     def __init__(self, tracker: BackgroundTracker | None = None, min_visible_frac: float = 0.05,
                  weights: grounding.Weights | None = None, max_gap_s: float = 0.75, **tracker_kwargs: Any):

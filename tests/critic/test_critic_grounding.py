@@ -239,6 +239,27 @@ def test_a_moving_shadow_is_not_an_object_but_a_dark_ball_is():
     assert not is_shadow(np.array([[20, 20, 20], [40, 170, 60]]), floor).any()
 
 
+def test_a_dark_body_of_the_floor_s_hue_with_nothing_to_cast_it_is_an_object():
+    """A dark blob slides over a checkered floor, dimming it without changing its hue as a cast shadow does (a body
+    of the floor's colour, darker: a green ball on a green floor); with nothing above or beside it to cast it, it is a
+    body and is tracked. The same blob under a ball that flies over it is that ball's shadow, and leaves no track; with
+    the ball flying 80 px to its side, nothing casts it and both are tracked."""
+    t_count, bg = 20, checkered_floor()
+    ys = {}
+    for name, caster in (("alone", None), ("cast", 0), ("far", 80)):
+        frames = np.repeat(bg[None], t_count, axis=0).copy()
+        for k in range(t_count):
+            x = 30 + 5 * k
+            shade = np.zeros(bg.shape[:2], np.uint8)
+            cv2.circle(shade, (x, 90), 8, 1, -1)
+            frames[k][shade > 0] = (frames[k][shade > 0] * 0.6).astype(np.uint8)
+            if caster is not None:
+                cv2.circle(frames[k], (x + caster, 40), 6, (25, 25, 30), -1)
+        result = BackgroundTracker().track(frames, np.arange(t_count) / FPS)
+        ys[name] = sorted(round(float(np.nanmedian(tr.centroid_px[tr.visible, 1]))) for tr in result.tracks)
+    assert ys == {"alone": [90], "cast": [40], "far": [40, 90]}, ys
+
+
 # ---------------------------------------------------------------------------------------------- camera motion
 def textured(h: int = 160, w: int = 240) -> np.ndarray:
     rng = np.random.default_rng(1)

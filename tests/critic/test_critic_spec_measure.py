@@ -1072,6 +1072,31 @@ def test_a_track_that_moves_onto_a_blob_of_another_colour_is_no_jump():
     assert states == {"blue": "supported", "red": "contradicted"}, states
 
 
+def test_a_jump_out_of_a_merge_with_a_body_of_another_colour_is_judged_on_the_body_s_own_colour():
+    """A red ball stands against a blue block (one blob, 1.7 times the ball's area, the tracker's box around both)
+    and is moved 5 radii sideways in one frame, the block staying: the blobs differ in area, but the red in them does
+    not - the ball jumped (contradicted). Against a red block (the red doubled by the merge) the blob is not the ball
+    alone, and no jump is read from it."""
+    t = 30
+    after = np.arange(t) >= 20
+    centre = np.where(after[:, None], [62.5, 22.5], [34.5, 22.5])
+    half = np.where(after[:, None], [2.5, 2.5], [4.5, 2.5])
+    tr = Track(subject="ball", identity=0, boxes_xyxy=np.concatenate([centre - half, centre + half], 1),
+               centroid_px=centre, area_px=np.where(after, 36.0, 60.0), visible=np.ones(t, bool),
+               coasted=np.zeros(t, bool), touches_border=np.zeros(t, bool), times_s=np.arange(t) / 10.0,
+               meta={"binding": {"by": "color", "candidates": 1, "confident": True}})
+    op = MeasureOp(id="m", subject="ball", quantity="continuity")
+    states = {}
+    for name, block in (("blue", (40, 70, 220)), ("red", (220, 40, 40))):
+        frames = np.full((t, 60, 100, 3), 90, np.uint8)
+        frames[:, 20:26, 36:40] = block
+        frames[:20, 20:26, 30:36] = (220, 40, 40)
+        frames[20:, 20:26, 60:66] = (220, 40, 40)
+        m = TrackMeasurer().run(op, OperationInputs(tracks={"ball": [tr]}), context_from_arrays(frames, 10.0))
+        states[name] = (m.state, m.window.start_frame if m.window else None)
+    assert states == {"blue": ("contradicted", 19), "red": ("supported", None)}, states
+
+
 def test_a_colour_flicker_in_one_frame_is_not_the_named_body():
     """No track found the green ball. A 3x3 green speck in one frame (coding or generation noise) does not make it
     present: not there (contradicted). The same speck in every frame may be the ball, too small to track: unknown."""
@@ -2091,12 +2116,16 @@ def test_a_body_that_goes_sideways_into_a_wall_out_of_sight_passes_into_it():
     assert measure(_into_a_wall(wall_x=S.W), "penetration", holds=False).state != "contradicted"
 
 
-def test_a_rebound_off_a_landing_the_contact_finder_missed_keeps_a_later_dead_landing_from_denying_the_bounce():
+def test_a_flat_frame_at_the_bottom_or_a_rise_from_the_first_frame_seen_keeps_a_dead_landing_from_denying_a_bounce():
     """A ball bouncing behind a pillar, as the tracker saw it in a perspective render (8 fps, radius 8 px), its fall
-    included: it comes down to row 119 (frames 3-4, seen in part beside the pillar, where no contact is read), rises
-    2.4 radii to row 101 (frame 6), comes down again and stays (a landing at frame 9 after a drop of 3.6 radii).
-    "Bounces" is not contradicted by the last landing: the rise before it is a rebound (unknown, naming it). The same
-    track without the rise (it stays at row 119 until it comes down to rest) is a dead landing: contradicted."""
+    included: it comes down to row 119 (frames 3-4, seen in part beside the pillar), rises 2.4 radii to row 101
+    (frame 6), comes down again and stays (a landing at frame 9 after a drop of 3.6 radii). The two frames at the
+    bottom, then a clear rise, are a bounce: "bounces" is supported. When the track begins at frame 4 (its fall not in
+    it, merged with a neighbour), the rise from the first frame seen is a rebound off a landing never seen: the last
+    landing does not contradict the bounce (unknown, naming the rise). The same track without the rise (it stays at
+    row 119 until it comes down to rest) is a dead landing: contradicted, and so is one whose blob jitters up under
+    half a radius after the flat frame. A body that sinks a radius, stays and rises 2.4 radii (a tipping domino) has
+    no bounce."""
     from critic.specialists.measure.bounce import bounce
 
     y = np.array([83.7, 86.8, 95.4, 119.3, 119.5, 108.2, 101.1, 107.3, 118.8, 128.1, 127.4, 127.6, 127.6])
@@ -2104,20 +2133,33 @@ def test_a_rebound_off_a_landing_the_contact_finder_missed_keeps_a_later_dead_la
     half_w = np.array([14.0, 13.5, 13.5, 2.5, 4.0, 4.5, 11.5, 5.5, 6.5, 5.5, 4.5, 4.0, 3.5])
     half_h = np.array([13.5, 11.0, 10.5, 7.5, 9.5, 10.5, 11.5, 11.5, 11.5, 10.5, 9.5, 9.5, 7.5])
 
-    def track(ys: np.ndarray) -> Track:
+    def track(ys: np.ndarray, first: int = 0) -> Track:
         t = len(ys)
         at = np.stack([x, ys], 1)
         half = np.stack([half_w, half_h], 1)
         return Track(subject="ball", identity=0, boxes_xyxy=np.concatenate([at - half, at + half], 1), centroid_px=at,
-                     area_px=np.pi * half_w * half_h, visible=np.ones(t, bool), coasted=np.zeros(t, bool),
+                     area_px=np.pi * half_w * half_h, visible=np.arange(t) >= first, coasted=np.zeros(t, bool),
                      touches_border=np.zeros(t, bool), times_s=np.arange(t) / 8.0)
 
     video = context_from_arrays(np.zeros((len(y), 240, 320, 3), np.uint8), 8.0)
     op = MeasureOp(id="m", subject="ball", quantity="bounce")
     tol = TrackMeasurer().tolerances
     seen = bounce(op, track(y), None, video, tol)
-    assert seen.state == "unknown" and "rises 2.4 radii again (frames 4-6)" in seen.reason, (seen.measured, seen.reason)
+    assert seen.state == "supported" and seen.measured.startswith("1 bounce(s)"), (seen.measured, seen.reason)
+    assert [c["frame"] for c in seen.values["contacts"]][:1] == [3], seen.values["contacts"]
+    late = bounce(op, track(y, first=4), None, video, tol)
+    assert late.state == "unknown" and "rises 2.7 radii (frames 4-6)" in late.reason, (late.measured, late.reason)
     dead = y.copy()
     dead[5:8] = 119.4
     flat = bounce(op, track(dead), None, video, tol)
     assert flat.state == "contradicted" and "without rebounding" in flat.measured, (flat.measured, flat.reason)
+    # a landing whose blob jitters up by under half a radius after a flat frame is still a dead landing
+    jitter = dead.copy()
+    jitter[5:8] = 119.5 - 0.4 * kin.radius(track(dead))
+    shaky = bounce(op, track(jitter), None, video, tol)
+    assert shaky.state == "contradicted" and "without rebounding" in shaky.measured, (shaky.measured, shaky.reason)
+    # a body that sinks about a radius, stays two frames and rises (a domino tipping, a block rocking) did not bounce
+    rocking = np.array([100.0, 100.0, 100.0, 104.0, 108.0, 108.0, 108.0, 98.0, 88.7, 88.7, 88.7, 88.7, 88.7])
+    r = kin.radius(track(rocking))
+    assert (rocking[4] - rocking[2]) / r < 1.5 and (rocking[6] - rocking[8]) / r > 2.0, r
+    assert [c.kind for c in kin.floor_contacts(track(rocking))] == [], kin.floor_contacts(track(rocking))

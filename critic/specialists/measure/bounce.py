@@ -84,7 +84,7 @@ def bounce(op: MeasureOp, track: Track, other: Track | None, video: VideoContext
             # only one
             low, top, rise = turn
             return unknown(f"lands after a drop of {c.drop_radii:.1f} radii without rebounding, but before that it "
-                           f"comes down and rises {rise:.1f} radii again (frames {low}-{top}): a bounce whose landing "
+                           f"rises {rise:.1f} radii (frames {low}-{top}): a bounce whose landing "
                            "was not seen", required=req, **values)
         return measurement("contradicted", req, f"lands after a drop of {c.drop_radii:.1f} radii without rebounding",
                            window=video.window(max(c.frame - 1, 0), _stays_down_until(track, c.frame,
@@ -165,10 +165,20 @@ def _rebound_above_view(track: Track, video: VideoContext, c: Contact, r: float,
 
 def _turn_up_before(track: Track, frame: int, r: float, min_radii: float = 1.5) -> tuple[int, int, float] | None:
     """Where the body, observed in every frame, comes down ``min_radii`` radii or more (image y grows) and then rises
-    as much again without a break (y falling at every step) before ``frame``: (lowest frame, highest frame after it,
-    rise in radii) of the first such turn, or None. Track centroids (T, 2) px, y down."""
+    as much again without a break (y falling at every step) before ``frame``; or rises as much from the first frame
+    it is seen (a descent before that first frame is not in the track, the landing it rose from neither): (lowest
+    frame, highest frame after it, rise in radii) of the first such turn, or None. Track centroids (T, 2) px, y
+    down."""
     ok = observed(track)
     y = track.centroid_px[:, 1]
+    seen = np.flatnonzero(ok)
+    if seen.size == 0:
+        return None
+    top = first = int(seen[0])
+    while top + 1 <= frame and ok[top + 1] and y[top + 1] < y[top]:
+        top += 1
+    if (y[first] - y[top]) / r >= min_radii:
+        return first, top, float((y[first] - y[top]) / r)
     k = 1
     while k < frame:
         if not (ok[k] and ok[k - 1] and y[k] > y[k - 1]):

@@ -1096,7 +1096,9 @@ def _same_look(video: VideoContext, track: Track, a: int, b: int, max_delta_e: f
     """Frames ``a`` and ``b`` show a blob of about the same area (within x1.5) and colour (CIELAB within
     ``max_delta_e``): the same object moved, rather than the tracker switching to another blob. The frame's edge
     cuts a body that reaches it, so a blob at the border may show as little as a quarter of the other's area (never
-    over x1.5 of it); with both at the border nothing can be compared."""
+    over x1.5 of it); with both at the border nothing can be compared. Blobs whose areas differ more are still the
+    same body when its colour covers about the same area in both (:func:`_colour_areas_alike`): the larger blob is
+    the body merged with a neighbour of another colour."""
     aa, ab = float(track.area_px[a]), float(track.area_px[b])
     at_a, at_b = bool(track.touches_border[a]), bool(track.touches_border[b])
     if aa <= 0 or ab <= 0 or (at_a and at_b):
@@ -1105,8 +1107,30 @@ def _same_look(video: VideoContext, track: Track, a: int, b: int, max_delta_e: f
         cut, whole = (aa, ab) if at_a else (ab, aa)
         sized = 0.25 * whole <= cut <= 1.5 * whole
     else:
-        sized = max(aa, ab) <= 1.5 * min(aa, ab)
+        sized = max(aa, ab) <= 1.5 * min(aa, ab) or _colour_areas_alike(video, track, a, b, max_delta_e)
     return sized and same_colour(video, track, a, track, b, max_delta_e)
+
+
+def _colour_areas_alike(video: VideoContext, track: Track, a: int, b: int, max_delta_e: float = 20.0,
+                        min_share: float = 0.5, max_ratio: float = 1.5) -> bool:
+    """Do the subject's boxes at frames ``a`` and ``b`` hold about as many pixels (within x``max_ratio``) of the
+    colour of the smaller blob (its :func:`subject_lab`, CIELAB within ``max_delta_e``), that colour covering at
+    least ``min_share`` of the smaller blob's area? Then the larger blob is the body with a neighbour of another
+    colour merged into it, and the body's own area is the same in both."""
+    small, large = (a, b) if track.area_px[a] <= track.area_px[b] else (b, a)
+    lab = subject_lab(video, track, small)
+    if lab is None:
+        return False
+    counts = []
+    for k in (small, large):
+        box = _box(video, track, k)
+        if box is None:
+            return False
+        counts.append(int((colours.delta_e(video.frames[k, box[0], box[1]], lab)
+                           <= max_delta_e).sum()))
+    n_small, n_large = counts
+    return (n_small >= min_share * float(track.area_px[small])
+            and max(n_small, n_large) <= max_ratio * max(min(n_small, n_large), 1))
 
 
 def same_colour(video: VideoContext, track_a: Track, a: int, track_b: Track, b: int,
