@@ -79,13 +79,13 @@ def bounce(op: MeasureOp, track: Track, other: Track | None, video: VideoContext
                            **values)
         turn = _turn_up_before(track, c.frame, r)
         if turn is not None:
-            # it came down and went back up before this landing: a rebound off a landing the contact finder did not
-            # see (hidden behind something, or seen only in part), so the landing that stays down need not be its
-            # only one
+            # it went up before this landing (after coming down, or from the first frame the track shows it): a
+            # rebound off a landing the contact finder did not see (hidden behind something, seen only in part, or
+            # before the track begins), so the landing that stays down need not be its only one
             low, top, rise = turn
             return unknown(f"lands after a drop of {c.drop_radii:.1f} radii without rebounding, but before that it "
-                           f"rises {rise:.1f} radii (frames {low}-{top}): a bounce whose landing "
-                           "was not seen", required=req, **values)
+                           f"rises {rise:.1f} radii (frames {low}-{top}): a bounce whose landing was not seen",
+                           required=req, **values)
         return measurement("contradicted", req, f"lands after a drop of {c.drop_radii:.1f} radii without rebounding",
                            window=video.window(max(c.frame - 1, 0), _stays_down_until(track, c.frame,
                                                                                       video.num_frames)),

@@ -1126,8 +1126,7 @@ def _colour_areas_alike(video: VideoContext, track: Track, a: int, b: int, max_d
         box = _box(video, track, k)
         if box is None:
             return False
-        counts.append(int((colours.delta_e(video.frames[k, box[0], box[1]], lab)
-                           <= max_delta_e).sum()))
+        counts.append(int((colours.delta_e(video.frames[k, box[0], box[1]], lab) <= max_delta_e).sum()))
     n_small, n_large = counts
     return (n_small >= min_share * float(track.area_px[small])
             and max(n_small, n_large) <= max_ratio * max(min(n_small, n_large), 1))
