@@ -112,6 +112,14 @@ def velocity(track: Track) -> np.ndarray:
 JITTER_PX = 1.0
 
 
+def top_of_rise(y: np.ndarray, ok: np.ndarray, k: int) -> int:
+    """The last frame of the rise that frame ``k`` is in: it goes on while the next frame is observed (``ok`` (T,))
+    and higher (``y`` (T,) centre rows, image y down)."""
+    while k + 1 < len(y) and ok[k + 1] and y[k + 1] < y[k]:
+        k += 1
+    return k
+
+
 @_per_track
 def stationary_runs(track: Track, *, max_speed_radii_per_frame: float = 0.12, min_frames: int = 4,
                     min_seconds: float = 0.2) -> list[tuple[int, int]]:

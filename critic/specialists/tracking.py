@@ -422,22 +422,16 @@ class BackgroundTracker:
         dt = float(np.median(np.diff(times_s))) if t_count > 1 else 1.0
         max_coast = max(2, int(round(self.max_coast_s / dt))) if dt > 0 else 8
         chroma_gap = max(3, int(round(self.chroma_gate_after_s / dt))) if dt > 0 else 3
-        shades = None
-        if color is None:
-            found = [self.detect_with_shades(frame, bg, thr) for frame in frames]
-            finished = self._associate(frames, bg, thr, color, max_coast, chroma_gap, [f[0] for f in found])
-            shades = [f[1] for f in found]
-        else:
-            finished = self._associate(frames, bg, thr, color, max_coast, chroma_gap)
+        bodies, shades = self._detect_all(frames, bg, thr, color)
+        finished = self._associate(frames, bodies, max_coast, chroma_gap)
         if color is None and self.refine_rest_places:
             refined = self._rest_place_background(finished, frames, bg)
             if refined is not None:
                 bg = refined
-                found = [self.detect_with_shades(frame, bg, thr) for frame in frames]
-                finished = self._associate(frames, bg, thr, color, max_coast, chroma_gap, [f[0] for f in found])
-                shades = [f[1] for f in found]
-        if shades is not None and any(len(d) for d in shades):
-            finished += self._uncast_shades(frames, bg, thr, max_coast, chroma_gap, shades, finished)
+                bodies, shades = self._detect_all(frames, bg, thr, color)
+                finished = self._associate(frames, bodies, max_coast, chroma_gap)
+        if any(len(d) for d in shades):
+            finished += self._uncast_shades(frames, max_coast, chroma_gap, shades, finished)
         if self.drop_static_ghosts:
             # (a tracklet left with too few observed frames is dropped below, as any short one is)
             for tr in finished:
@@ -454,20 +448,25 @@ class BackgroundTracker:
         return TrackingResult(tracks=tracks, colors_rgb=colors, background=bg, threshold=thr, camera=camera,
                               edge_tracks=edge)
 
-    def _associate(self, frames: np.ndarray, bg: np.ndarray, thr: float, color: str | None, max_coast: int,
-                   chroma_gap: int, detections: list[Detections] | None = None,
+    def _detect_all(self, frames: np.ndarray, bg: np.ndarray, thr: float, color: str | None
+                    ) -> tuple[list[Detections], list[Detections]]:
+        """Every frame's blobs: against ``bg`` (:meth:`detect_with_shades`: the bodies, and apart from them the blobs
+        that are mostly cast shadow), or with ``color`` the blobs of that colour (:meth:`detect_color`, no shades)."""
+        if color is not None:
+            return [self.detect_color(frame, color) for frame in frames], []
+        found = [self.detect_with_shades(frame, bg, thr) for frame in frames]
+        return [f[0] for f in found], [f[1] for f in found]
+
+    def _associate(self, frames: np.ndarray, detections: list[Detections], max_coast: int, chroma_gap: int,
                    first_id: int = 0) -> list[_Tracklet]:
-        """Detections of every frame against ``bg`` (or the given per-frame ``detections``) joined into tracklets
-        (step 3 of the module docstring), numbered from ``first_id``."""
+        """Each frame's ``detections`` joined into tracklets (step 3 of the module docstring), numbered from
+        ``first_id``; ``frames`` for the patches of bodies that stop."""
         t_count = len(frames)
         active: list[_Tracklet] = []
         finished: list[_Tracklet] = []
         next_id = first_id
         for k in range(t_count):
-            if detections is not None:
-                det = detections[k]
-            else:
-                det = self.detect(frames[k], bg, thr) if color is None else self.detect_color(frames[k], color)
+            det = detections[k]
             preds = [tr.pos + tr.vel * (k - tr.last_seen) for tr in active]
             matched_t: set[int] = set()
             matched_d: set[int] = set()
@@ -544,8 +543,8 @@ class BackgroundTracker:
         finished.extend(active)
         return finished
 
-    def _uncast_shades(self, frames: np.ndarray, bg: np.ndarray, thr: float, max_coast: int, chroma_gap: int,
-                       shades: list[Detections], bodies: list[_Tracklet],
+    def _uncast_shades(self, frames: np.ndarray, max_coast: int, chroma_gap: int, shades: list[Detections],
+                       bodies: list[_Tracklet],
                        max_cast_share: float = 0.5) -> list[_Tracklet]:
         """The blobs that dim the background without changing its colour, joined into tracklets of their own, that
         nothing casts: a cast shadow lies under or beside the body that casts it (``_casts``), however high that
@@ -553,7 +552,7 @@ class BackgroundTracker:
         more than ``max_cast_share`` of its frames is a body of that hue (a green ball on a green floor)."""
         first = 1 + max((tr.identity for tr in bodies), default=-1)
         out = []
-        for tr in self._associate(frames, bg, thr, None, max_coast, chroma_gap, shades, first_id=first):
+        for tr in self._associate(frames, shades, max_coast, chroma_gap, first_id=first):
             seen = [k for k, v in tr.frames.items() if v[3]]
             cast = sum(any(_casts(body.frames[k][0], tr.frames[k][0]) for body in bodies if k in body.frames)
                        for k in seen)

@@ -10,7 +10,7 @@ import numpy as np
 
 from critic.specialists.base import unknown
 from critic.specialists.kinematics import (Contact, floor_contacts, observed, radius, stationary_runs,
-                                          wall_contacts)
+                                          top_of_rise, wall_contacts)
 from critic.specialists.measure.common import Tolerances, measurement
 from critic.specialists.measure.continuity import colour_pixels, subject_lab
 from critic.types import Measurement, MeasureOp, Track, VideoContext
@@ -174,9 +174,9 @@ def _turn_up_before(track: Track, frame: int, r: float, min_radii: float = 1.5) 
     seen = np.flatnonzero(ok)
     if seen.size == 0:
         return None
-    top = first = int(seen[0])
-    while top + 1 <= frame and ok[top + 1] and y[top + 1] < y[top]:
-        top += 1
+    first = int(seen[0])
+    # (a rise ends before ``frame``: the landing there is come down to)
+    top = top_of_rise(y, ok, first)
     if (y[first] - y[top]) / r >= min_radii:
         return first, top, float((y[first] - y[top]) / r)
     k = 1
@@ -191,9 +191,7 @@ def _turn_up_before(track: Track, frame: int, r: float, min_radii: float = 1.5) 
         low = k
         while low + 1 < frame and ok[low + 1] and y[low + 1] >= y[low]:
             low += 1
-        top = low
-        while top + 1 <= frame and ok[top + 1] and y[top + 1] < y[top]:
-            top += 1
+        top = top_of_rise(y, ok, low)
         if (y[low] - y[start]) / r >= min_radii and (y[low] - y[top]) / r >= min_radii:
             return low, top, float((y[low] - y[top]) / r)
         k = top + 1

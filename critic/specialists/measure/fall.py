@@ -12,7 +12,8 @@ import numpy as np
 from critic.specialists.base import unknown
 from critic.specialists.colour import rgb_to_lab
 from critic.specialists.kinematics import (Contact, area_radius, floor_contacts, observed, parabola_fit,
-                                           quadratic_motion, radius, runs, size_radius, stationary_runs)
+                                           quadratic_motion, radius, runs, size_radius, stationary_runs,
+                                           top_of_rise)
 from critic.specialists.measure.common import Tolerances, floor_row_of, measurement, phrase
 from critic.specialists.tracking import channel_max_diff
 from critic.types import Measurement, MeasureOp, Track, VideoContext
@@ -406,7 +407,7 @@ def _rises_unaided(track: Track, r: float) -> list[tuple[int, int, str]]:
                 if (f - e >= 3 and (y[e] - y[f]) / r > 1.5 and climb.size >= 3 and (climb < 0).all()
                         and np.nanmax(size[e:f + 1]) / np.nanmin(size[e:f + 1]) < 1.2
                         and not _takes_in_a_neighbour(track, e, f) and _pushed_up(t[e:f + 1], y[e:f + 1])):
-                    top = _top_of_rise(y, ok, f)  # the window is the whole rise, from the last frame at rest
+                    top = top_of_rise(y, ok, f)  # the window is the whole rise, from the last frame at rest
                     out.append((e, top, f"rises {(bottom[e] - bottom[f]) / r:.1f} radii from rest within "
                                         f"{t[f] - t[e]:.2f} s, with nothing launching it"))
                     break
@@ -448,7 +449,7 @@ def _leaves_the_floor(track: Track, r: float, size: np.ndarray, *, on_floor_fram
             # not a free rise at once, braked by gravity (y down: the fitted acceleration points down; a ball
             # knocked away along a floor seen from above climbs the image too, slowed only by rolling friction)
             continue
-        top = _top_of_rise(y, ok, f + 2)
+        top = top_of_rise(y, ok, f + 2)
         height = (bottom[f - 1] - float(np.nanmin(bottom[f:top + 1]))) / r
         sizes = size[f - 1:top + 1]
         if height < min_rise_radii or np.nanmax(sizes) / np.nanmin(sizes) >= 1.2:
@@ -457,14 +458,6 @@ def _leaves_the_floor(track: Track, r: float, size: np.ndarray, *, on_floor_fram
                              f"rises {height:.1f} radii slower and slower, with nothing launching it (a landing "
                              "played backwards)")]
     return []
-
-
-def _top_of_rise(y: np.ndarray, ok: np.ndarray, k: int) -> int:
-    """The last frame of the rise that frame ``k`` is in: it goes on while the next frame is observed and higher
-    (``y`` centre rows, down)."""
-    while k + 1 < len(y) and ok[k + 1] and y[k + 1] < y[k]:
-        k += 1
-    return k
 
 
 def _pushed_up(t: np.ndarray, y: np.ndarray) -> bool:
