@@ -899,9 +899,15 @@ class RulesPlanner:
             if low.startswith("with ", s):  # the claim is "a thud", not "with a thud"
                 s += len("with ")
             op = b.op(HearOp, event="impact", description=m.group("sound"))
-            cid = b.claim((s, m.end()))
-            b.oblige(cid, op, "sound heard")
             clause = self._clause_at(cls, s)
+            # the bodies its clause names make the sound ("a red ball makes a sharp click", "hear the blue ball tap"),
+            # else those of the event that times it ("a knock is heard when the brown ball lands"): the claim is
+            # theirs, though hearing it needs no track
+            timing = _timing_clause_after(cls, clause) if clause is not None else None
+            makers = ((st.subjects_in(clause.start, clause.end) if clause is not None else [])
+                      or (st.subjects_in(timing.start, timing.end) if timing is not None else []))
+            cid = b.claim((s, m.end()), subjects=makers)
+            b.oblige(cid, op, "sound heard")
             if clause is not None:
                 # "falls with a thud as it lands": the sound is the landing's (the next clause's), not the fall's
                 attached = low.startswith("with ", m.start()) and _timing_clause_after(cls, clause) is None \

@@ -173,6 +173,23 @@ def test_hearing_a_body_do_something_is_a_sound_claim():
     assert len(durings) == 1 and p.op(durings[0].a.op).op == "hear" and durings[0].b.event == "contact"
 
 
+@pytest.mark.parametrize("prompt, sound, makers", [
+    ("A red ball makes a sharp click as it hits the floor in front of a wall.", "a sharp click", ["red_ball"]),
+    ("A red ball hits a blue ball with a loud clack.", "a loud clack", ["red_ball", "blue_ball"]),
+    ("A blue ball falls, and you can hear the grey ball tap the floor as it lands.", "hear the grey ball tap",
+     ["grey_ball"]),
+    ("A purple ball falls, and a knock is heard when an orange ball lands.", "a knock is heard", ["orange_ball"]),
+    ("A red ball falls. A loud bang is clearly audible.", "A loud bang is clearly audible", []),
+])
+def test_a_sound_claim_is_the_claim_of_the_bodies_that_make_it(prompt, sound, makers):
+    """The bodies its clause names make the sound ("a red ball makes a sharp click"), else those of the event that
+    times it ("a knock is heard when an orange ball lands"); a sound no body is said to make is nobody's. The
+    claim names them, as a contradiction packet should."""
+    p = plan_of(prompt)
+    claim = next(c for c in p.claims if c.text == sound)
+    assert claim.subjects == makers, claim
+
+
 def test_text_claim_keeps_quoted_string_and_span():
     prompt = 'A sign reading "OPEN" hangs on the wall.'
     p = plan_of(prompt)

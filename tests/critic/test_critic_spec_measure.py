@@ -1456,6 +1456,68 @@ def test_a_body_said_to_stay_still_that_lifts_off_is_contradicted():
     assert results["left"].state == "supported", (results["left"].measured, results["left"].reason)
 
 
+def _colour_part_track(frames: np.ndarray, colour: tuple[int, int, int], subject: str = "block") -> Track:
+    """The track a colour segmentation gives of ``frames`` (T, H, W, 3): each frame's box, centre and area of the
+    pixels of ``colour`` (what is left in view of a body partly covered), bound firmly by its colour."""
+    t = len(frames)
+    boxes, centres, areas = np.zeros((t, 4)), np.zeros((t, 2)), np.zeros(t)
+    for k in range(t):
+        ys, xs = np.nonzero(np.all(frames[k] == colour, axis=-1))
+        boxes[k], centres[k], areas[k] = (xs.min(), ys.min(), xs.max(), ys.max()), (xs.mean(), ys.mean()), xs.size
+    return Track(subject=subject, identity=0, boxes_xyxy=boxes, centroid_px=centres, area_px=areas,
+                 visible=np.ones(t, bool), coasted=np.zeros(t, bool), touches_border=np.zeros(t, bool),
+                 times_s=np.arange(t) / 10.0, meta={"binding": {"by": "color", "candidates": 1, "confident": True}})
+
+
+def test_a_body_said_to_stay_still_that_a_ball_passes_in_front_of_has_not_moved():
+    """A long red block (40 x 4 px) lies still while a grey ball (radius 16 px) rolls across in front of it: what
+    is left of the block in view shifts 2 radii to the right and back, its place covered by the ball, not emptied -
+    but its area shrinks to a fifth on the way, which a body that moves does not do: not contradicted. The same
+    block shoved 45 px to the right at frame 12 (its area kept) is; so is the block the ball passed, shoved at frame
+    40, over the frames of the shove (it rested in between: the pass is no part of the move)."""
+    t = 50
+    yy, xx = np.mgrid[0:80, 0:120]
+    red = (220, 40, 40)
+    op = MeasureOp(id="m", subject="block", quantity="still")
+    results = {}
+    for name in ("passed", "pushed", "passed, then pushed"):
+        frames = np.full((t, 80, 120, 3), 150, np.uint8)
+        push_from = {"passed": t, "pushed": 12, "passed, then pushed": 40}[name]
+        for k in range(t):
+            x0 = 20 + int(np.clip(45 * (k - push_from + 1), 0, 45))
+            frames[k, 48:52, x0:x0 + 40] = red
+            if name.startswith("passed"):
+                frames[k][(xx - (4 * k - 10)) ** 2 + (yy - 50) ** 2 <= 16 ** 2] = (90, 90, 90)
+        results[name] = TrackMeasurer().run(op, OperationInputs(tracks={"block": [_colour_part_track(frames, red)]}),
+                                            context_from_arrays(frames, 10.0))
+    assert results["passed"].state == "unknown", (results["passed"].measured, results["passed"].reason)
+    for name, start in (("pushed", 12), ("passed, then pushed", 40)):
+        m = results[name]
+        assert m.state == "contradicted" and start - 2 <= m.window.start_frame <= start <= m.window.end_frame, \
+            (name, m.measured, m.window)
+
+
+def test_a_body_said_to_stay_still_that_sets_off_slowly_while_shedding_blob_is_contradicted_from_its_set_off():
+    """A red block rests until frame 12, then speeds up slowly to the right (1, 2, 3, 4, 6, 9 ... px from its place):
+    while it sets off, the segmentation sheds half its blob (frames 12-17: a body rising off its shadow, or across a
+    wall near its colour), so no stretch of the move over those frames keeps its area. The later stretch that does
+    shows the move, and the move is reported from where it set off (frame 12 or 13), not from where its area
+    steadied (frame 16, after the steps under a quarter of a radius)."""
+    t = 32
+    red = (220, 40, 40)
+    offsets = np.concatenate([np.zeros(12), [0, 1, 2, 3, 4, 6, 9, 13, 18, 24, 30], np.full(t - 23, 30)]).astype(int)
+    frames = np.full((t, 80, 120, 3), 150, np.uint8)
+    for k in range(t):
+        frames[k, 45:55, 30 + offsets[k]:40 + offsets[k]] = red
+    track = _colour_part_track(frames, red)
+    shed = np.where((np.arange(t) >= 12) & (np.arange(t) < 18), 0.5, 1.0) * track.area_px
+    m = TrackMeasurer().run(MeasureOp(id="m", subject="block", quantity="still"),
+                            OperationInputs(tracks={"block": [dataclasses.replace(track, area_px=shed)]}),
+                            context_from_arrays(frames, 10.0))
+    assert m.state == "contradicted" and 11 <= m.window.start_frame <= 13 and m.window.end_frame >= 20, \
+        (m.measured, m.window)
+
+
 def test_a_body_that_rested_all_along_and_then_is_gone_has_vanished():
     """A red ball rests on a checkered floor for 40 frames and is gone from frame 40 on: its usual picture (the
     median over the clip) is the ball itself, yet the place now shows the floor around it: a vanishing. A blue box

@@ -4,9 +4,10 @@ Unlike ``rest`` (coming to rest by the end of the clip), stillness is a state th
 any move that shows contradicts it. A move shows when the body goes somewhere (``min_move_radii`` or more between
 two observed frames of one run, mostly one way) and the pixels agree that the body itself moved: its old place is
 emptied and the blob at the new place has its colour (else the tracker switched to another blob, or a neighbour
-merged with it). A body the background model absorbs while it lies still is not observed then; the tracker sees it
-only when it moves, so a track seen only in part still contradicts stillness by a move, and supports it only when
-it is seen in most of the clip.
+merged with it), and the blob keeps its area on the way (else another body passing in front of it covers part of
+it, and what is left of it lies off its centre). A body the background model absorbs while it lies still is not
+observed then; the tracker sees it only when it moves, so a track seen only in part still contradicts stillness by a
+move, and supports it only when it is seen in most of the clip.
 """
 
 from __future__ import annotations
@@ -64,25 +65,40 @@ def still(op: MeasureOp, track: Track, other: Track | None, video: VideoContext,
 
 
 def _confirmed_move(track: Track, video: VideoContext, ok: np.ndarray, r: float, min_move_radii: float,
-                    min_frames: int, max_pixel_checks: int) -> tuple[int, int] | None:
+                    min_frames: int, max_pixel_checks: int, max_area_ratio: float = 1.5) -> tuple[int, int] | None:
     """The first move of the subject the pixels confirm -> (first, last frame), extended back to where it set off
     and on to where it stops moving away; None when there is none (or after ``max_pixel_checks`` refused ones).
     A candidate starts at each observed frame ``a``: the first frame ``b`` of the same observed run, ``min_frames``
-    or more on, at ``min_move_radii`` radii or more from ``a`` and at least 0.6 of the path walked (mostly one way)."""
+    or more on, at ``min_move_radii`` radii or more from ``a`` and at least 0.6 of the path walked (mostly one way),
+    its blob's area within x``max_area_ratio`` over the frames from ``a`` to ``b`` (a body that moves keeps its size;
+    one that another body passes in front of shows less of itself, and what is left of it lies off its centre). A move
+    shown so is looked for back from the first candidate of its run that only its changing area refused: from there
+    on, the last frame at the place it left."""
     c = track.centroid_px
     checks = 0
     for s, e in runs(ok):
+        changing = None  # the first start of the run's candidates refused only for the blob's changing area
         for a in range(s, e - min_frames + 2):
             b = next((b for b in range(a + min_frames - 1, e + 1)
                       if float(np.linalg.norm(c[b] - c[a])) >= max(min_move_radii * r, 0.6 * float(
                           np.linalg.norm(np.diff(c[a:b + 1], axis=0), axis=1).sum()))), None)
             if b is None:
                 continue
+            seen = track.area_px[a:b + 1][ok[a:b + 1]]
+            if seen.max() > max_area_ratio * max(seen.min(), 1.0):
+                # the blob shrinks or swells on the way: another body passing in front covers part of it (what is
+                # left of it shifts), or a neighbour of its colour merges with it; a body that moves keeps its size
+                changing = a if changing is None else changing
+                continue
             if checks == max_pixel_checks:
                 return None
             checks += 1
             if still_there(video, track, a, b) or not same_colour(video, track, a, track, b):
                 continue
+            # once a later stretch shows the move, its set-off is looked for from the first stretch refused for its
+            # area (a body that rises off its shadow, or across a wall of near its colour, sheds part of its blob as
+            # it sets off, in steps too small for the creep below)
+            a = a if changing is None else changing
             # the move sets off at the last frame still at the place it left (a body at rest for a while before it
             # moves is found from the first frame of its rest), and from there back over any creep into it
             a = max(k for k in range(a, b) if ok[k] and float(np.linalg.norm(c[k] - c[a])) <= 0.25 * r)
