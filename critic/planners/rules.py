@@ -910,7 +910,7 @@ class RulesPlanner:
             b.oblige(cid, op, "sound heard")
             if clause is not None:
                 # "falls with a thud as it lands": the sound is the landing's (the next clause's), not the fall's
-                attached = low.startswith("with ", m.start()) and _timing_clause_after(cls, clause) is None \
+                attached = low.startswith("with ", m.start()) and timing is None \
                     and any(ev.span[1] <= s for ev in clause.events)
                 clause.events.append(Event("hear", (s, m.end()), [], cid, op, with_previous=attached))
                 clause.events.sort(key=lambda ev: ev.span[0])

@@ -84,8 +84,8 @@ def _confirmed_move(track: Track, video: VideoContext, ok: np.ndarray, r: float,
                           np.linalg.norm(np.diff(c[a:b + 1], axis=0), axis=1).sum()))), None)
             if b is None:
                 continue
-            seen = track.area_px[a:b + 1][ok[a:b + 1]]
-            if seen.max() > max_area_ratio * max(seen.min(), 1.0):
+            areas = track.area_px[a:b + 1]  # one observed run: every frame is observed
+            if areas.max() > max_area_ratio * max(areas.min(), 1.0):
                 # the blob shrinks or swells on the way: another body passing in front covers part of it (what is
                 # left of it shifts), or a neighbour of its colour merges with it; a body that moves keeps its size
                 changing = a if changing is None else changing
