@@ -2,10 +2,11 @@
 truthful prompt names over the external correct clips, looked for as if no track had found it.
 
 ``permanence`` of a subject that no track found asks the pixels alone whether the subject is in the clip at all
-(``continuity.absent_from_clip``): no blob of its colour name in enough frames, and the subject is absent, over the
-whole clip. The grounder loses real bodies (low contrast, small, merged), and each one it loses reaches this check,
-so the check's errors on bodies that are there are contradictions of correct clips waiting to happen. This script
-puts every body there through it, not only the ones the tracker happens to lose:
+(``continuity.absent_from_clip``, reached through the ``measure`` specialist as the critic reaches it): no blob of
+its colour name in enough frames, and the subject is absent, over the whole clip. The grounder loses real bodies
+(low contrast, small, merged), and each one it loses reaches this check, so the check's errors on bodies that are
+there are contradictions of correct clips waiting to happen. This script puts every body there through it, not only
+the ones the tracker happens to lose:
 
 * corpus bodies present in their clip (any object with a colour name and a shape): called absent = an error;
 * corpus bodies the prompt names but the clip lacks (``*_absent``, the missing_object defects): called absent = found;
@@ -34,8 +35,7 @@ import yaml  # noqa: E402
 
 from critic.run import build_components  # noqa: E402
 from critic.specialists import colour as colours  # noqa: E402
-from critic.specialists.measure.continuity import absent_from_clip  # noqa: E402
-from critic.types import MeasureOp, SubjectSpec, VideoContext  # noqa: E402
+from critic.types import MeasureOp, OperationInputs, SubjectSpec, VideoContext  # noqa: E402
 from critic.video import load_video  # noqa: E402
 from experiments.benchmark.scoring import SHAPE_NOUNS  # noqa: E402
 from experiments.benchmark.types import ClipAnnotation  # noqa: E402
@@ -46,10 +46,12 @@ EXTERNAL = ROOT / "tests" / "data" / "external"
 
 
 def looked_for(comp, video: VideoContext, name: str, colour: str, noun: str, prompt: str) -> str:
-    """The state ``permanence`` gives a singular ``colour`` ``noun`` that no track found in ``video``."""
+    """The state the critic's ``measure`` specialist gives ``permanence`` of a singular ``colour`` ``noun`` that
+    grounding found no track of in ``video`` (its own path: the pixels alone, ``absent_from_clip``)."""
     subject = SubjectSpec(name=name, noun=noun, color=colour)
     op = MeasureOp(id="m", subject=name, quantity="permanence")
-    return absent_from_clip(op, subject, video, comp.specialists["measure"].tolerances, prompt).state
+    inputs = OperationInputs(subjects={name: subject}, tracks={name: ()}, prompt=prompt)
+    return comp.specialists["measure"].run(op, inputs, video).state
 
 
 def main() -> None:
