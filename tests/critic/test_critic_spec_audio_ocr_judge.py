@@ -204,7 +204,7 @@ def test_judge_none_and_local_endpoint():
     (["OPEN", "OPEN", "OPEN"], "contradicted"),   # another text, read the same in several frames
     (["TESX+", "TESX+", "TESX+"], "contradicted"),  # one letter off, but both views read it the same each time
     (["TESX", "TESX", "TESX"], "unknown"),        # one letter off, read so in one view only: a misread
-    (["vesr", "Zz 5", "TE5T"], "unknown"),        # misreads and glyph noise: no firm other text
+    (["vesr", "Zz 5", "TE5X"], "unknown"),        # misreads and glyph noise: no firm other text
     (["TEST", "vesr", "vesr"], "supported"),      # the claimed text read once outweighs a repeated misread
     (["vesr?", "vesr?", "vesr?"], "unknown"),     # the same wrong letters each time, but Tesseract doubts them
     (["TESX?", "TESX?", "TESX?"], "unknown"),     # one letter off and doubted: neither the claim nor firm
