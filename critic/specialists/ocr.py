@@ -88,7 +88,8 @@ class ReadLine:
 
 
 class TesseractReader:
-    """``read`` specialist. Missing ``tesseract`` binary -> unknown with the reason."""
+    """``read`` specialist: Tesseract, and the ``recognizer`` when one is given; with neither (no ``tesseract``
+    binary, no usable weights) -> unknown with the reasons."""
 
     name = "tesseract"
 
@@ -205,7 +206,9 @@ class TesseractReader:
         """Text lines found in the image (``text_lines``, then the rows of glyphs that overlap none of them,
         ``glyph_lines``; the first five) read one by one (``--psm 7``), each as it is (``raw``), binarised
         (``flat``), binarised with outlined strokes made solid (``filled``) and at its lightest grey level
-        (``bright``); else the whole image (``--psm``, ``page``)."""
+        (``bright``); else the whole image (``--psm``, ``page``). With the recogniser, every line found (the first six
+        distinct ones, rows of glyphs inside blocks of strokes too) read by it as well, as it is (``crnn``) and
+        inverted (``crnn_inverted``)."""
         gray = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY)
         strokes = self.text_lines(gray)
         rows = self.glyph_lines(gray)
@@ -406,7 +409,7 @@ class TesseractReader:
                                         f"instead (similarity {similarity(op.text, line):.2f})", window=w,
                                values=values, cost=cost)
         # a near read of the claimed text that a view gives with confidence is no misread of it: neither the claimed
-        # text nor, with one view alone, firmly another ('STPRT' for 'START', read at 95 as it is and not binarised)
+        # text nor, with one view alone, firmly another ('STPRT' for 'START', read at 95 by one view)
         doubted = sorted({normalise(x.text) for k in hits for x in read_lines[k] if x.confidence >= self.firm_confidence
                           and self.near_miss < similarity(op.text, x.text) < 1.0 and normalise(x.text) != claimed
                           and len(normalise(x.text)) >= self.min_chars and not lost_thin_glyphs(op.text, x.text)})
