@@ -25,9 +25,13 @@ read by it too, as it is (``crnn``) and inverted (``crnn_inverted``): two more v
 confidence on Tesseract's scale (0-100). Tesseract misreads captions a few pixels tall over a scene ('BOREN' for
 'OPEN') where the network reads them; either one alone reads with the other missing.
 
+The network's two looks count as one view where two must agree: they agree on the network's own misreads of a
+caption a few pixels tall ('EXIR' for 'EXIT' at half size).
+
 Texts are compared with the digits that look like capitals in a caption folded to them (0 O, 1 I, 5 S, 8 B: 'ST0P' is
-'STOP'), and a read that only lacks I's of the claimed text ('WAT' for 'WAIT') is the claimed text with its thinnest
-glyphs lost to blur, for either reader: never evidence of another text.
+'STOP'), and a read that is the claimed text with glyphs lost, its I's ('WAT' for 'WAIT': the thinnest glyphs blur
+away first) or letters at an end ('AIT': a caption cut by the frame's edge or hidden in part), is never evidence of
+another text.
 """
 
 from __future__ import annotations
@@ -55,11 +59,20 @@ def normalise(text: str) -> str:
     return re.sub(r"[^0-9a-z]+", "", text.lower()).translate(_LOOKALIKES)
 
 
-def lost_thin_glyphs(claimed: str, read: str) -> bool:
-    """Is ``read`` the ``claimed`` text with some of its I's lost ('WAT' for 'WAIT')? A glyph one stroke wide is the
-    first to blur into the background of a small caption, for every reader alike: no evidence of another text."""
+def part_of_claim(claimed: str, read: str, ends: bool = True) -> bool:
+    """Is ``read`` the ``claimed`` text with glyphs lost: some of its I's ('WAT' for 'WAIT': a glyph one stroke wide
+    is the first to blur into the background of a small caption, for every reader alike), or (``ends``) letters at its
+    ends ('AIT': a caption cut by the frame's edge, or hidden in part)? Such a read is no evidence of another text. Only
+    the first is a read of the claimed text: what is left of a text cut short may be left of another ('PEN' of
+    'TPEN' drawn where the prompt quotes 'OPEN')."""
     a, b = normalise(claimed), normalise(read)
-    return len(b) < len(a) and a.replace("i", "") == b.replace("i", "")
+    return 0 < len(b) < len(a) and (a.replace("i", "") == b.replace("i", "") or (ends and b in a))
+
+
+#: the views of one reader: two looks of one network agree on its own misreads (both read a 6-px 'EXIT' as 'EXIR' at
+#: 80 or more), so they count as one view where two must agree; Tesseract's views each count
+def _reader_of(view: str) -> str:
+    return "crnn" if view.startswith("crnn") else view
 
 
 def similarity(claimed: str, read: str) -> float:
@@ -327,9 +340,11 @@ class TesseractReader:
         values = {"reads": {str(k): v[:120] for k, v in reads.items()},
                   "confidences": {str(k): [round(line.confidence) for line in v] for k, v in read_lines.items()},
                   "scores": {str(k): round(v, 3) for k, v in scores.items()}}
-        # near reads of the claimed text: like it, or it with I's lost
-        hits = sorted(k for k, s in scores.items()
-                      if s >= self.match or any(lost_thin_glyphs(op.text, x.text) for x in read_lines[k]))
+        # near reads of the claimed text: like it (all its lines together, or one of them that is the claimed text
+        # with I's lost)
+        hits = sorted(k for k, s in scores.items() if s >= self.match or any(
+            part_of_claim(op.text, x.text, ends=False) and similarity(op.text, x.text) >= self.match
+            for x in read_lines[k]))
         exact = sorted(k for k, s in scores.items() if s >= 1.0)
         legible = sorted(k for k, v in reads.items() if len(normalise(v)) >= self.min_chars)
         cost = Cost(tool_calls=len(idx))
@@ -350,11 +365,12 @@ class TesseractReader:
                 views.setdefault(normalise(x.text), set()).add(x.view)
             out = set()
             for line in {normalise(x.text) for x in read if x.confidence >= self.firm_confidence}:
-                if len(line) < self.min_chars or line == claimed or lost_thin_glyphs(claimed, line):
+                if len(line) < self.min_chars or line == claimed or part_of_claim(claimed, line):
                     continue
                 # a near miss of the claimed text is firm only where another view of the line's glyphs (any but the
-                # whole page's) reads it too
-                if similarity(op.text, line) > self.near_miss and len(views[line] - {"page"}) < 2:
+                # whole page's, and not the network's other look) reads it too
+                looks = {_reader_of(v) for v in views[line]} - {"page"}
+                if similarity(op.text, line) > self.near_miss and len(looks) < 2:
                     continue
                 out.add(line)
             return out
@@ -412,7 +428,7 @@ class TesseractReader:
         # text nor, with one view alone, firmly another ('STPRT' for 'START', read at 95 by one view)
         doubted = sorted({normalise(x.text) for k in hits for x in read_lines[k] if x.confidence >= self.firm_confidence
                           and self.near_miss < similarity(op.text, x.text) < 1.0 and normalise(x.text) != claimed
-                          and len(normalise(x.text)) >= self.min_chars and not lost_thin_glyphs(op.text, x.text)})
+                          and len(normalise(x.text)) >= self.min_chars and not part_of_claim(op.text, x.text)})
         if hits and doubted:
             return Measurement(state="unknown", required=required, reason=f"read '{doubted[0][:40]}' with confidence, "
                                "in one view only: not the claimed text, and not firmly another", values=values,
