@@ -69,9 +69,9 @@ def part_of_claim(claimed: str, read: str, ends: bool = True) -> bool:
     return 0 < len(b) < len(a) and (a.replace("i", "") == b.replace("i", "") or (ends and b in a))
 
 
-#: the views of one reader: two looks of one network agree on its own misreads (both read a 6-px 'EXIT' as 'EXIR' at
-#: 80 or more), so they count as one view where two must agree; Tesseract's views each count
 def _reader_of(view: str) -> str:
+    """The reader behind a ``ReadLine.view``, where two views must agree: the network's two looks agree on its own
+    misreads (both read a 6-px 'EXIT' as 'EXIR' at 80 or more), so they are one; Tesseract's views each count."""
     return "crnn" if view.startswith("crnn") else view
 
 
