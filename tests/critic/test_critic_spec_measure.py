@@ -1456,6 +1456,34 @@ def test_a_body_said_to_stay_still_that_lifts_off_is_contradicted():
     assert results["left"].state == "supported", (results["left"].measured, results["left"].reason)
 
 
+def test_a_body_said_to_stay_still_that_rises_by_half_its_radius_is_contradicted():
+    """A red ball of radius 8 px on a checkered floor rests, then from frame 12 rises 6 px (three quarters of its
+    radius; pushed up, anti-gravity): its old place stays half covered, so an emptied place cannot show the move, but
+    its picture does (the ball's look is found 6 px up): contradicted over the rise. A track whose centre drifts up as
+    much while the picture holds still (the segmentation growing a shadow's edge), or while the ball darkens where it
+    stands (its light changes), is no move: not contradicted."""
+    t = 24
+    yy, xx = np.mgrid[0:80, 0:100]
+    floor = np.where(((yy // 6) + (xx // 6)) % 2 == 0, 120, 170).astype(np.uint8)
+    rise = np.clip(np.arange(t) - 11, 0, 6).astype(float)  # px up from frame 12, 6 px by frame 17
+    xy = np.stack([np.full(t, 50.0), 45.0 - rise], 1)
+    op = MeasureOp(id="m", subject="ball", quantity="still")
+    results = {}
+    for name in ("rises", "drifting centre", "darkens"):
+        frames = np.repeat(np.repeat(floor[None, :, :, None], 3, axis=3), t, axis=0).copy()
+        for k in range(t):
+            y = xy[k, 1] if name == "rises" else 45.0
+            frames[k][(xx - 50) ** 2 + (yy - y) ** 2 <= 64] = (110, 20, 20) if name == "darkens" and k >= 12 else (
+                220, 40, 40)
+        results[name] = TrackMeasurer().run(op, OperationInputs(tracks={"ball": [_centred_track(xy, 8.0)]}),
+                                            context_from_arrays(frames, 10.0))
+    rises = results["rises"]
+    assert rises.state == "contradicted" and 10 <= rises.window.start_frame <= 13 and rises.window.end_frame >= 14, \
+        (rises.measured, rises.reason, rises.window)
+    for name in ("drifting centre", "darkens"):
+        assert results[name].state != "contradicted", (name, results[name].measured)
+
+
 def _colour_part_track(frames: np.ndarray, colour: tuple[int, int, int], subject: str = "block") -> Track:
     """The track a colour segmentation gives of ``frames`` (T, H, W, 3): each frame's box, centre and area of the
     pixels of ``colour`` (what is left in view of a body partly covered), bound firmly by its colour."""
