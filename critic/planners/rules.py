@@ -158,6 +158,9 @@ class EventPattern:
       is locomotion, not a ballistic fall).
     * ``inanimate_only``: only for bodies that do not move by themselves ("stands on the mat").
     * ``with_direction``: a direction phrase after the verb adds a ``direction`` sub-check ("thrown to the right").
+    * ``with_goal``: a goal phrase after the verb adds a sub-check of reaching it (``GOAL_RE``): a collision with
+      the body or wall it moves into or against ("slides to the left into the wall"), contact with the wall it
+      moves to ("moves rightward across the floor to the wall").
     """
 
     name: str
@@ -172,6 +175,7 @@ class EventPattern:
     self_propelled: str | None = None
     inanimate_only: bool = False
     with_direction: bool = False
+    with_goal: bool = False
 
 
 def _p(name, pattern, quantity, event, **kw) -> EventPattern:
@@ -248,17 +252,29 @@ EVENTS: list[EventPattern] = [
     _p("raise", _v("raise lift rise:rose,risen ascend"), "direction", "motion", direction="up", transitive=True),
     _p("push", _v("push pull shove nudge flick kick drag:dragged,dragging"), "direction", "motion",
        direction="horizontal", transitive=True),
-    _p("roll", _v("roll"), "direction", "motion", direction="horizontal", transitive=True),
-    _p("slide", _v("slide:slid glide skid:skidded,skidding"), "direction", "motion", direction="horizontal"),
+    _p("roll", _v("roll"), "direction", "motion", direction="horizontal", transitive=True, with_goal=True),
+    _p("slide", _v("slide:slid glide skid:skidded,skidding"), "direction", "motion", direction="horizontal",
+       with_goal=True),
     _p("locomotion", _v("swim:swam,swimming skate walk run:ran,running drive:drove,driven ride:rode,ridden crawl "
                         "sail paddle march jog:jogged,jogging trot gallop travel:travelled,travelling move drift "
                         "race dash sprint wander jump leap:leapt hop:hopped,hopping climb speed:sped chase"),
-       "direction", "motion", direction="horizontal"),
+       "direction", "motion", direction="horizontal", with_goal=True),
     _p("static", r"\b(?:stands?|standing|stood|sits?|sitting|sat|lies|lying|leans?|leaning|leaned|balances|"
                  r"balanced|balancing|(?:is|are)\s+stacked|stacked|propped(?:\s+up)?)\b", "support", None,
        inanimate_only=True),
 ]
 PATTERNS = {p.name: p for p in EVENTS}
+
+#: what a body moves into without colliding with it
+CONTAINER_WORDS = frozenset({"hole", "gap", "cup", "bowl", "container", "pocket", "basket", "bin", "bucket", "net",
+                             "goal", "water", "pool", "sand", "snow", "mud"})
+#: the goal of a motion, after its verb and any direction or path words ("slides to the left into the wall", "moves
+#: rightward across the floor to the wall", "rolls slowly against the red cube"): ``prep`` into or against (a
+#: collision with what it reaches) or to (reaching a wall), ``obj`` its words (a wall, or a body the prompt names)
+GOAL_RE = re.compile(r"^(?:\s+(?:[a-z]+ly|(?:to|towards?|across|along|over|on|from)\s+(?:the\s+)?[a-z]+(?:\s+side)?|"
+                     r"(?:left|right)(?:wards?)?))*?\s+(?P<prep>into|against|(?:all the way |right )?(?:up )?to|"
+                     r"as far as)\s+(?:the|a|an|another|one)\s+(?!(?:left|right|top|bottom|camera|viewer)\b)"
+                     r"(?P<obj>[a-z\-]+(?:\s+[a-z\-]+){0,3})")
 
 #: which event window of a quantity stands for the event in an order relation, in order of preference (the first
 #: one the registry's quantity produces is taken): ``first`` when the event is the earlier operand of ``before``,
@@ -810,8 +826,38 @@ class RulesPlanner:
             if direction is not None:
                 b.oblige(cid, b.op(MeasureOp, subject=subject, quantity="direction",
                                    expect=Expect(direction=direction)), f"{pat.name}: direction {direction}")
+        if pat.with_goal and not negated:
+            RulesPlanner._goal(st, cid, pat.name, subject, e, tail)
         return Event(pat.name, (span_start, span_end), movers + ([other] if other and other not in movers else []),
                      cid, ops[0] if pat.event is not None else None, quantity, negated)
+
+    @staticmethod
+    def _goal(st: ParseState, cid: str, verb: str, subject: str, at: int, tail: str) -> None:
+        """The goal phrase of a motion (``GOAL_RE``, in ``tail``, the words after the verb, which ends at ``at``) as
+        a sub-check of claim ``cid``: moving into or against a wall or a named body is colliding with it, moving to
+        a wall is reaching it. Other goals ("to the corner", "into view") add nothing."""
+        m = GOAL_RE.match(tail)
+        if m is None:
+            return
+        prep, obj = m.group("prep"), m.group("obj")
+        # its noun is among its first words ("the wooden wall and stops": the wall)
+        surface = next((SURFACES[w] for w in obj.split() if w in SURFACES), None)
+        if prep == "into" and CONTAINER_WORDS & set(obj.split()):
+            return  # into a cup or a hole is a landing place, not a collision
+        other = None
+        if surface != "wall":
+            if prep not in ("into", "against"):
+                return
+            span = (at + m.start("obj"), at + m.end("obj"))
+            other = next((x.subject for x in st.mentions if x.span[0] < span[1] and span[0] < x.span[1]
+                          and x.subject != subject), None)
+            if other is None:
+                return
+        quantity = "collision_response" if prep in ("into", "against") else "contact"
+        b = st.builder
+        op = b.op(MeasureOp, subject=subject, quantity=quantity, expect=Expect(), other=other,
+                  surface=surface if other is None else None)
+        b.oblige(cid, op, f"{verb}: {quantity} with the {other or surface}")
 
     # ---- processes no instrument measures -----------------------------------------------------------
     @staticmethod

@@ -651,3 +651,29 @@ def test_a_partner_named_after_one_or_rolled_into_is_measured(prompt, mover, par
     assert ops[0] | {} == {"op": "measure", "subject": mover, "quantity": "collision_response", "other": partner}, ops
     ops = explicit(plan_of("A red ball rolls into view."))["A red ball rolls into view"]
     assert [o["quantity"] for o in ops] == ["direction"], ops
+
+
+@pytest.mark.parametrize(("prompt", "check"), [
+    ("One blue ball slides to the left into the wall.",
+     {"subject": "blue_ball", "quantity": "collision_response", "surface": "wall"}),
+    ("A green ball rolls slowly against the red cube.",
+     {"subject": "green_ball", "quantity": "collision_response", "other": "red_cube"}),
+    ("A green ball rolls from left to right into a blue ball.",
+     {"subject": "green_ball", "quantity": "collision_response", "other": "blue_ball"}),
+    ("A black ball moves rightward across the floor to the wall.",
+     {"subject": "black_ball", "quantity": "contact", "surface": "wall"}),
+    ("A red ball rolls into view.", None), ("A cube slides across the table to the edge.", None),
+    ("A ball rolls to the left.", None), ("A marble rolls slowly into the cup.", None),
+    ("A puck slides to a stop.", None)])
+def test_the_goal_a_body_moves_into_or_to_is_a_collision_or_contact_of_its_claim(prompt, check):
+    """A motion's goal after its direction and path words is part of its claim: sliding "to the left into the wall"
+    is colliding with the wall (and moving left), rolling into or against a named body is colliding with it, moving
+    "across the floor to the wall" is reaching the wall. Into view, to the edge, to the left, into a cup or to a
+    stop is no collision and no wall contact: the claim keeps its motion check alone."""
+    (claim, checks), = explicit(plan_of(prompt)).items()
+    touching = [c for c in checks if c.get("quantity") in ("collision_response", "contact")]
+    assert any(c.get("quantity") == "direction" for c in checks), (claim, checks)
+    if check is None:
+        assert touching == [], (claim, checks)
+    else:
+        assert [{k: c.get(k) for k in check} for c in touching] == [check], (claim, checks)
