@@ -1460,8 +1460,9 @@ def test_a_body_said_to_stay_still_that_rises_by_half_its_radius_is_contradicted
     """A red ball of radius 8 px on a checkered floor rests, then from frame 12 rises 6 px (three quarters of its
     radius; pushed up, anti-gravity): its old place stays half covered, so an emptied place cannot show the move, but
     its picture does (the ball's look is found 6 px up): contradicted over the rise. A track whose centre drifts up as
-    much while the picture holds still (the segmentation growing a shadow's edge), or while the ball darkens where it
-    stands (its light changes), is no move: not contradicted."""
+    much while the picture holds still (the segmentation growing a shadow's edge), while the ball darkens where it
+    stands (its light changes), or while the camera pans left under a still ball (the picture moves 1 px a frame
+    sideways, the track's positions hold the pan out), is no move: not contradicted."""
     t = 24
     yy, xx = np.mgrid[0:80, 0:100]
     floor = np.where(((yy // 6) + (xx // 6)) % 2 == 0, 120, 170).astype(np.uint8)
@@ -1469,18 +1470,20 @@ def test_a_body_said_to_stay_still_that_rises_by_half_its_radius_is_contradicted
     xy = np.stack([np.full(t, 50.0), 45.0 - rise], 1)
     op = MeasureOp(id="m", subject="ball", quantity="still")
     results = {}
-    for name in ("rises", "drifting centre", "darkens"):
+    for name in ("rises", "drifting centre", "darkens", "panned"):
         frames = np.repeat(np.repeat(floor[None, :, :, None], 3, axis=3), t, axis=0).copy()
         for k in range(t):
             y = xy[k, 1] if name == "rises" else 45.0
             frames[k][(xx - 50) ** 2 + (yy - y) ** 2 <= 64] = (110, 20, 20) if name == "darkens" and k >= 12 else (
                 220, 40, 40)
+            if name == "panned":
+                frames[k] = np.roll(frames[k], -k, axis=1)
         results[name] = TrackMeasurer().run(op, OperationInputs(tracks={"ball": [_centred_track(xy, 8.0)]}),
                                             context_from_arrays(frames, 10.0))
     rises = results["rises"]
     assert rises.state == "contradicted" and 10 <= rises.window.start_frame <= 13 and rises.window.end_frame >= 14, \
         (rises.measured, rises.reason, rises.window)
-    for name in ("drifting centre", "darkens"):
+    for name in ("drifting centre", "darkens", "panned"):
         assert results[name].state != "contradicted", (name, results[name].measured)
 
 

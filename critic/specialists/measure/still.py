@@ -85,26 +85,31 @@ def _left_its_place(video: VideoContext, track: Track, a: int, b: int) -> bool:
 
 
 def _picture_moved(video: VideoContext, track: Track, a: int, b: int, min_change: float = 8.0) -> bool:
-    """The body's picture confirms a move from frame ``a`` to ``b``: its frame-``a`` box (the body and the rim of
-    floor around it) differs in place at ``b`` by ``min_change`` grey levels (RMS over the box) or more, and matched
-    over frame ``b`` within the track's displacement and 3 px of it, it fits somewhere at most half as badly as in
-    place: the body's look is found shifted; and the blob at ``b`` has the body's colour (else the tracker switched to
-    another body that moves over it). A centre that drifts with the segmentation (a shadow that grows, a blob that
-    sheds its rim) leaves the picture where it was, and a body whose light changes where it stands fits best in
-    place."""
+    """The body's picture confirms the track's move from frame ``a`` to ``b``: its frame-``a`` box (the body and the
+    rim of floor around it) differs in place at ``b`` by ``min_change`` grey levels (RMS over the box) or more, and
+    matched over frame ``b`` within the track's displacement and 3 px of it, it fits best where the track says it went
+    (within 1.5 px, or half the displacement), at most half as badly as in place; and the blob at ``b`` has the body's
+    colour (else the tracker switched to another body that moves over it). A centre that drifts with the segmentation
+    (a shadow that grows, a blob that sheds its rim) leaves the picture where it was; a body whose light changes where
+    it stands fits best in place; a picture that moves another way than the track (a panning camera, whose motion the
+    track's positions have taken out) does not confirm it."""
     h, w = video.frames.shape[1:3]
     x0, y0, x1, y1 = (int(round(v)) for v in track.boxes_xyxy[a])
     x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w - 1), min(y1, h - 1)
     if x1 - x0 < 2 or y1 - y0 < 2:
         return False
-    reach = int(np.ceil(float(np.abs(track.centroid_px[b] - track.centroid_px[a]).max()))) + 3
+    d = track.centroid_px[b] - track.centroid_px[a]
+    reach = int(np.ceil(float(np.abs(d).max()))) + 3
     sx0, sy0 = max(x0 - reach, 0), max(y0 - reach, 0)
     sx1, sy1 = min(x1 + reach, w - 1), min(y1 + reach, h - 1)
     template = video.frames[a, y0:y1 + 1, x0:x1 + 1].astype(np.float32)
     search = video.frames[b, sy0:sy1 + 1, sx0:sx1 + 1].astype(np.float32)
     err = cv2.matchTemplate(search, template, cv2.TM_SQDIFF) / float(template.size)  # mean squared difference
+    i, j = np.unravel_index(int(np.argmin(err)), err.shape)
+    shift = np.array([sx0 + j - x0, sy0 + i - y0], float)
     in_place = float(err[y0 - sy0, x0 - sx0])
-    return (in_place >= min_change ** 2 and float(err.min()) <= 0.5 * in_place
+    return (in_place >= min_change ** 2 and float(err[i, j]) <= 0.5 * in_place
+            and float(np.linalg.norm(shift - d)) <= max(1.5, 0.5 * float(np.linalg.norm(d)))
             and same_colour(video, track, a, track, b))
 
 
