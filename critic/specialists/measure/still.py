@@ -1,15 +1,15 @@
 """Still: the subject stays where it is over the clip ("sits still", "lies motionless", "stays where it is").
 
-Unlike ``rest`` (coming to rest by the end of the clip), stillness is a state the prompt asserts over the whole clip:
-any move that shows contradicts it. A move shows when the body goes somewhere (``min_move_radii`` or more between
-two observed frames of one run, mostly one way) and the pixels agree that the body itself moved: its old place is
-emptied and the blob at the new place has its colour (else the tracker switched to another blob, or a neighbour
-merged with it), and the blob keeps its area on the way (else another body passing in front of it covers part of
-it, and what is left of it lies off its centre). A smaller move, from half a radius, leaves its old place half
-covered; it shows when the body's picture moves with its centre (its look found shifted by the move, not in place),
-which the drift of a centre with its segmentation does not do. A body the background model absorbs while it lies still is not
-observed then; the tracker sees it only when it moves, so a track seen only in part still contradicts stillness by a
-move, and supports it only when it is seen in most of the clip.
+Unlike ``rest`` (coming to rest by the end of the clip), stillness is a state the prompt asserts over the whole
+clip: any move that shows contradicts it. A move shows when the body goes somewhere (``min_move_radii`` or more
+between two observed frames of one run, mostly one way) and the pixels agree that the body itself moved: its old
+place is emptied and the blob at the new place has its colour (else the tracker switched to another blob, or a
+neighbour merged with it), and the blob keeps its area on the way (else another body passing in front of it covers
+part of it, and what is left of it lies off its centre). A smaller move, from half a radius, leaves its old place
+half covered; it shows when the body's picture moves with its centre (its look found shifted by the move, not in
+place), which the drift of a centre with its segmentation does not do. A body the background model absorbs while it
+lies still is not observed then; the tracker sees it only when it moves, so a track seen only in part still
+contradicts stillness by a move, and supports it only when it is seen in most of the clip.
 """
 
 from __future__ import annotations
@@ -86,7 +86,7 @@ def _left_its_place(video: VideoContext, track: Track, a: int, b: int) -> bool:
 
 def _picture_moved(video: VideoContext, track: Track, a: int, b: int, min_change: float = 8.0) -> bool:
     """The body's picture confirms the track's move from frame ``a`` to ``b``: its frame-``a`` box (the body and the
-    rim of floor around it) differs in place at ``b`` by ``min_change`` grey levels (RMS over the box) or more, and
+    rim of floor around it) differs in place at ``b`` by ``min_change`` levels (RMS over its pixels' RGB) or more, and
     matched over frame ``b`` within the track's displacement and 3 px of it, it fits best where the track says it went
     (within 1.5 px, or half the displacement), at most half as badly as in place; and the blob at ``b`` has the body's
     colour (else the tracker switched to another body that moves over it). A centre that drifts with the segmentation
