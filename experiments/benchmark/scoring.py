@@ -163,13 +163,17 @@ def iou(a: tuple[float, float], b: tuple[float, float]) -> float:
 
 
 def window_fits(claim_window: ReportWindow | None, defect_window: FrameWindow, min_iou: float = 0.5) -> bool:
-    """The claim's window has IoU >= ``min_iou`` with the defect's, or contains it (1 microsecond tolerance)."""
+    """The claim's window has IoU >= ``min_iou`` with the defect's, or contains it (1 microsecond tolerance on the
+    ends; on the IoU, 1e-4: reports write times to the microsecond and floating point is not exact, so a claim over
+    half of the defect's frames reads just under 0.5: [0.2, 0.6] s of [0.2, 1.0] s computes to 0.49999999999999994,
+    [0.666667, 0.866667] s against [0.6, 0.8] s to 0.4999991; one frame more or less moves an IoU by a percent or
+    more)."""
     if claim_window is None:
         return False
     c = (claim_window.start_s, claim_window.end_s)
     d = (defect_window.start_s, defect_window.end_s)
     eps = 1e-6
-    return iou(c, d) >= min_iou or (c[0] <= d[0] + eps and c[1] >= d[1] - eps)
+    return iou(c, d) >= min_iou - 1e-4 or (c[0] <= d[0] + eps and c[1] >= d[1] - eps)
 
 
 def defect_outcome(defect: Defect, clip: ClipAnnotation, report: ClipReport | None,

@@ -101,6 +101,16 @@ def test_window_rule_iou_or_containment():
     assert not window_fits(ReportWindow(start_s=1.1, end_s=1.3), d)
     assert window_fits(ReportWindow(start_s=0.0, end_s=3.0), d)  # contains it, IoU only 0.07
     assert not window_fits(None, d)
+    # half of the defect's frames is an IoU of 0.5, at least 0.5, although floating point and times written to the
+    # microsecond make it 0.49999999999999994 and 0.4999991; a frame less (of 15 fps) is not
+    half = FrameWindow(start_frame=2, end_frame=9, start_s=0.2, end_s=1.0)
+    assert iou((0.2, 0.6), (0.2, 1.0)) < 0.5
+    assert window_fits(ReportWindow(start_s=0.2, end_s=0.6), half)
+    assert not window_fits(ReportWindow(start_s=0.2, end_s=0.59), half)
+    three = FrameWindow(start_frame=9, end_frame=11, start_s=0.6, end_s=0.8)
+    assert iou((0.666667, 0.866667), (0.6, 0.8)) < 0.5
+    assert window_fits(ReportWindow(start_s=0.666667, end_s=0.866667), three)
+    assert not window_fits(ReportWindow(start_s=0.733333, end_s=0.933333), three)
 
 
 def _claim(span, span_text, words=(), subjects=()):
