@@ -2256,3 +2256,25 @@ def test_a_flat_frame_at_the_bottom_or_a_rise_from_the_first_frame_seen_keeps_a_
     r = kin.radius(track(rocking))
     assert (rocking[4] - rocking[2]) / r < 1.5 and (rocking[6] - rocking[8]) / r > 2.0, r
     assert [c.kind for c in kin.floor_contacts(track(rocking))] == [], kin.floor_contacts(track(rocking))
+
+
+@pytest.mark.parametrize("quantity", ["free_fall", "support"])
+def test_a_body_pushed_up_from_rest_in_mid_air_is_contradicted_from_where_it_sets_off(quantity):
+    """A can (radius 9 px, 10 fps) hangs in mid-air for frames 0-2 (too briefly for a rest), then from frame 2 is
+    pushed up faster and faster (from 2 px a frame, a = -23 radii/s^2 of 9 px) until frame 9. The fall check finds
+    the upward acceleration over the airborne run, frames 0-9, and reports it from frame 2, where the can sets off:
+    the frames it hung in are no part of the push. The support check (a rise from the clip's opening rest) agrees."""
+    t_count = 10
+    times = np.arange(t_count) / 10.0
+    after = np.clip(times - 0.2, 0.0, None)
+    y = 60.0 - 20.0 * after - 0.5 * 23.0 * 9.0 * after ** 2 + np.where(np.arange(t_count) % 2 == 1, 0.2, 0.0)
+    xy = np.stack([np.full(t_count, 60.0), y], 1)
+    tr = Track(subject="can", identity=0, boxes_xyxy=np.concatenate([xy - 9, xy + 9], 1), centroid_px=xy,
+               area_px=np.full(t_count, np.pi * 81), visible=np.ones(t_count, bool),
+               coasted=np.zeros(t_count, bool), touches_border=np.zeros(t_count, bool), times_s=times,
+               meta={"binding": {"by": "color", "candidates": 1, "confident": True}})
+    video = context_from_arrays(np.zeros((t_count, 160, 120, 3), np.uint8), 10.0)
+    m = TrackMeasurer().run(MeasureOp(id="m", subject="can", quantity=quantity), OperationInputs(tracks={"can": [tr]}),
+                            video)
+    assert m.state == "contradicted" and (m.window.start_frame, m.window.end_frame) == (2, 9), \
+        (m.measured, m.reason, m.window)

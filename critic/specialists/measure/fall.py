@@ -79,8 +79,11 @@ def free_fall(op: MeasureOp, track: Track, other: Track | None, video: VideoCont
     bad = [s for s in segments if _accelerates_up(s)]
     if bad:
         s0 = bad[0]
+        a, b = s0["frames"]
+        k = _set_off(track, a, b, r)
+        rising = f", rising from frame {k}" if k > a else ""
         return measurement("contradicted", req, f"a = {s0['accel_radii_s2']:.1f} radii/s^2 (not downward) over "
-                           f"frames {s0['frames'][0]}-{s0['frames'][1]}", window=video.window(*s0["frames"]),
+                           f"frames {a}-{b}{rising}", window=video.window(k, b),
                            windows={"airborne": airborne}, occurrences=occurrences, **values)
     if float(np.median(accels)) <= 0.0:
         # not downward, but neither steady nor long enough to deny the fall: no evidence of gravity either way
@@ -140,6 +143,18 @@ def _accelerates_up(segment: dict) -> bool:
     if a >= -SLOW_MOTION_ACCEL_RADII or segment["rms_radii"] >= 0.25 or segment["vy_radii_s"] > 0.0:
         return False
     return frames >= 7 or (frames == 6 and -a >= MIN_ACCEL_T * segment["accel_se_radii_s2"])
+
+
+def _set_off(track: Track, s: int, e: int, r: float, still_step_radii: float = 0.15) -> int:
+    """The frame from which a body pushed up over frames ``s``-``e`` moves: the last of the frames it starts the run
+    at rest in (steps under ``still_step_radii`` of its radius ``r``), else ``s``. A body hanging in mid-air before
+    it rises is airborne from the first of those frames, but the push (what the window should show) begins where it
+    sets off."""
+    c = track.centroid_px
+    k = s
+    while k < e and float(np.linalg.norm(c[k + 1] - c[k])) < still_step_radii * r:
+        k += 1
+    return k if k < e else s
 
 
 def _accel_standard_error(t: np.ndarray, rms: float) -> float:
