@@ -849,7 +849,7 @@ def _merged_before(other: Track, track: Track, f0: int, r: float) -> bool:
 def _was_empty_before(video: VideoContext, track: Track, f0: int, still: float = 8.0, new: float = 20.0) -> bool:
     """Did the subject's frame-``f0`` box show one unchanging picture in the frames just before (the static
     scene: nothing moving there, nothing passing in front), which the subject's arrival changes?"""
-    box = _box(video, track, f0)
+    box = box_slices(video, track, f0)
     if box is None or f0 < 2:
         return False
     before = video.frames[max(f0 - 3, 0):f0, box[0], box[1]].astype(np.float32)
@@ -970,7 +970,7 @@ ACROSS_INSTANCES: dict[str, Callable[[Sequence[Track], VideoContext, Tolerances,
 # ---------------------------------------------------------------------------------------------- pixel checks
 
 
-def _box(video: VideoContext, track: Track, k: int) -> tuple[slice, slice] | None:
+def box_slices(video: VideoContext, track: Track, k: int) -> tuple[slice, slice] | None:
     """Row and column slices of the subject's frame-``k`` box clipped to the frame; None when that is empty."""
     x0, y0, x1, y1 = (int(round(v)) for v in track.boxes_xyxy[k])
     h, w = video.frames.shape[1:3]
@@ -987,7 +987,7 @@ def _box_patch(video: VideoContext, track: Track, k: int) -> tuple[np.ndarray, n
     The median over the whole clip of a place where the subject rested for much of the clip is the subject itself,
     against which its emptied place would look occupied. None when the box is empty after clipping to the
     frame."""
-    box = _box(video, track, k)
+    box = box_slices(video, track, k)
     if box is None:
         return None
     patch = video.frames[:, box[0], box[1]].astype(np.float32)
@@ -1123,7 +1123,7 @@ def _colour_areas_alike(video: VideoContext, track: Track, a: int, b: int, max_d
         return False
     counts = []
     for k in (small, large):
-        box = _box(video, track, k)
+        box = box_slices(video, track, k)
         if box is None:
             return False
         counts.append(int((colours.delta_e(video.frames[k, box[0], box[1]], lab) <= max_delta_e).sum()))
@@ -1192,7 +1192,7 @@ def _emptied_in_place(video: VideoContext, track: Track, last: int, max_delta_e:
     ``max_ring_change`` (mean channel-max, of 255), at most a tenth of the box's pixels is still within
     ``max_delta_e`` (CIELAB) of the subject's colour, and nine in ten match a colour of the ring. An occluder
     brings its own colour, or, larger than the box, changes the ring too."""
-    box = _box(video, track, last)
+    box = box_slices(video, track, last)
     lab = subject_lab(video, track, last)
     after = list(range(last + 1, min(last + 4, video.num_frames)))
     if box is None or lab is None or not after:
@@ -1223,7 +1223,7 @@ def _patch_unchanged(video: VideoContext, track: Track, last: int, max_diff: flo
     """Do the next frames at the subject's last box look like its last frame there (mean channel-max difference
     under ``max_diff``)? Then whatever was seen is still there (an object that stopped and merged into the
     median background), not gone."""
-    box = _box(video, track, last)
+    box = box_slices(video, track, last)
     if box is None or last + 1 >= len(video.frames):
         return False
     ref = video.frames[last, box[0], box[1]].astype(np.float32)

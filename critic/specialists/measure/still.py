@@ -22,7 +22,7 @@ import numpy as np
 from critic.specialists.base import unknown
 from critic.specialists.kinematics import observed, radius, runs
 from critic.specialists.measure.common import Tolerances, measurement
-from critic.specialists.measure.continuity import same_colour, still_there
+from critic.specialists.measure.continuity import box_slices, same_colour, still_there
 from critic.types import Measurement, MeasureOp, Track, VideoContext
 
 
@@ -93,11 +93,11 @@ def _picture_moved(video: VideoContext, track: Track, a: int, b: int, min_change
     (a shadow that grows, a blob that sheds its rim) leaves the picture where it was; a body whose light changes where
     it stands fits best in place; a picture that moves another way than the track (a panning camera, whose motion the
     track's positions have taken out) does not confirm it."""
-    h, w = video.frames.shape[1:3]
-    x0, y0, x1, y1 = (int(round(v)) for v in track.boxes_xyxy[a])
-    x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w - 1), min(y1, h - 1)
-    if x1 - x0 < 2 or y1 - y0 < 2:
+    box = box_slices(video, track, a)
+    if box is None or box[0].stop - box[0].start < 3 or box[1].stop - box[1].start < 3:
         return False
+    (y0, y1), (x0, x1) = (box[0].start, box[0].stop - 1), (box[1].start, box[1].stop - 1)
+    h, w = video.frames.shape[1:3]
     d = track.centroid_px[b] - track.centroid_px[a]
     reach = int(np.ceil(float(np.abs(d).max()))) + 3
     sx0, sy0 = max(x0 - reach, 0), max(y0 - reach, 0)
