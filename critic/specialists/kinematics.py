@@ -158,7 +158,9 @@ class Contact:
     ``drop_radii`` the descent before, ``rebound_radii`` the ascent after (0 for a landing); ``bottom_px``
     the side of its box that meets the surface at the contact frame (the box bottom's y for the floor; for a wall,
     the x of the side toward it); ``from_apex``: the descent began at an apex seen in the clip (it rose, stopped
-    and came down), so it started with no vertical speed."""
+    and came down), so it started with no vertical speed; ``unseen_from_s``: where the body was lost as it came to
+    the surface and found again at ``frame`` (``_bridged_runs``), the time of the last frame it was seen before: the
+    contact happened unseen between then and ``time_s`` (None where the frame before the contact shows it)."""
 
     frame: int
     time_s: float
@@ -167,6 +169,15 @@ class Contact:
     rebound_radii: float
     bottom_px: float
     from_apex: bool = False
+    unseen_from_s: float | None = None
+
+    def span_s(self, frame_period_s: float) -> tuple[float, float]:
+        """When the contact happened, (first, last) s: one frame period around ``time_s``, from ``unseen_from_s``
+        on where the body was lost as it came down."""
+        first = self.time_s - frame_period_s / 2
+        if self.unseen_from_s is not None:
+            first = min(first, self.unseen_from_s)
+        return first, self.time_s + frame_period_s / 2
 
 
 def _fit(t: np.ndarray, y: np.ndarray) -> np.ndarray | None:
@@ -186,8 +197,13 @@ def _bridged_runs(track: Track, ok: np.ndarray, r: float, max_gap: int, axis: in
     at the same row again has landed, not turned) and by no more than its last step down would carry it over the
     gap (a rebound is never faster than the fall into it), and across the surface where its motion was taking it
     (within 1.5 radii plus half its last step over the gap): it met the surface while unseen (a small body on a
-    floor tile of nearly its colour). A track that comes back elsewhere, or higher than a rebound can carry it, has
-    switched to another body: its runs stay apart. ``ok``: the track's observed frames; ``r``: its radius (px)."""
+    floor tile of nearly its colour). Runs as far apart are joined also where the subject lands on the floor in the
+    gap (``axis`` 1; a body stopped sideways has not met a wall for that, friction stops it too): coming down into it, it comes back no higher than it was and no lower than its last step would carry it over the gap,
+    no farther aside than 1.5 radii beyond where its sideways motion would carry it, and rests from there (a stationary run begins at its first frame back,
+    :func:`stationary_runs`): a body that lands on a patch of the floor near its colour is lost as it stops, and found
+    again at rest, often as the part of it that still stands out. A track that comes back elsewhere, higher than a
+    rebound can carry it, or moving on at the height of a landing, has switched to another body: its runs stay apart.
+    ``ok``: the track's observed frames; ``r``: its radius (px)."""
     c = track.centroid_px * np.where(np.arange(2) == axis, float(toward), 1.0)
     across = 1 - axis
     out: list[tuple[int, int]] = []
@@ -203,9 +219,13 @@ def _bridged_runs(track: Track, ok: np.ndarray, r: float, max_gap: int, axis: in
             coming_down = step[axis] > 0.05 * r
             descending = coming_down and c[s, axis] > c[last, axis] and gap - 1 <= max_gap
             rise = c[last, axis] - c[s, axis]
+            aside = abs(c[s, across] - (c[last, across] + step[across] * gap))
             turned = (coming_down and gap - 1 <= max_turn_gap and 0.25 * r <= rise <= step[axis] * gap
-                      and abs(c[s, across] - (c[last, across] + step[across] * gap)) <= 1.5 * r + reach)
-            if (descending and miss <= 1.5 * r + reach) or turned:
+                      and aside <= 1.5 * r + reach)
+            # landing, it goes on sideways as it came, or slows to a stop: no farther aside than that
+            landed = (axis == 1 and coming_down and gap - 1 <= max_turn_gap and 0.0 <= -rise <= step[axis] * gap
+                      and aside <= 1.5 * r + abs(step[across]) * gap and any(a == s for a, _ in stationary_runs(track)))
+            if (descending and miss <= 1.5 * r + reach) or turned or landed:
                 out[-1] = (out[-1][0], e)
                 continue
         out.append((s, e))
@@ -287,6 +307,14 @@ def floor_contacts(track: Track, *, min_drop_radii: float = 0.75, min_rebound_ra
                         inside = [x for x in roots if float(tt[k - 1]) <= x <= float(tt[k])]
                         if inside:
                             tc = inside[0]
+                    unseen_from = None
+                    before = int(np.flatnonzero(ok[:s + k])[-1]) if ok[:s + k].any() else s + k - 1
+                    if s + k - 1 - before > max_gap:
+                        # lost for longer than a descent is bridged on course: it landed unseen in the gap (runs
+                        # joined as a landing), and its place there is an interpolation: it met the surface at some
+                        # time after it was last seen, not at a time a fit through the gap could give
+                        unseen_from = float(t[before])
+                        tc = float(tt[k])
                     if tc is None:
                         tc = float(tt[k])
                     # the leading edge: the box side that meets the surface
@@ -296,7 +324,7 @@ def floor_contacts(track: Track, *, min_drop_radii: float = 0.75, min_rebound_ra
                     apex = bool(before.size) and float(before.min()) < -0.05 * r and float(before.max()) <= 0.05 * r
                     out.append(Contact(frame=s + k, time_s=tc, kind=kind, drop_radii=float(drop),
                                        rebound_radii=float(max(rebound, 0.0)) if kind == "bounce" else 0.0,
-                                       bottom_px=bottom, from_apex=bool(apex)))
+                                       bottom_px=bottom, from_apex=bool(apex), unseen_from_s=unseen_from))
                     k = max(k + 1, j1)
                     continue
             k += 1

@@ -1880,6 +1880,46 @@ def test_a_bounce_lost_from_view_is_read_across_the_gap():
     assert not any(c.frame == 17 for c in floor_contacts(track((0.0, 2.4)))), "seen again where it was lost"
 
 
+def test_a_landing_lost_from_view_is_read_across_the_gap():
+    """A ball (radius 5 px, 10 fps) falls faster and faster and is lost for the two frames in which it lands (on a
+    floor tile of nearly its colour, say); found again two pixels lower than it was last seen, it rests there to the
+    clip's end. It landed in the gap, at some time after it was last seen: a landing at the frame it is found again,
+    whose time is known only from the last frame that showed it falling, and "bounces" is denied over the frames
+    from that one on. A track found again moving on at that height, farther down than its fall could take it in two
+    frames, or five radii to the side, is not the ball landing: nothing is read across the gap."""
+    from critic.specialists.kinematics import floor_contacts, wall_contacts
+
+    t = 16
+    y = np.concatenate([10.0 + 2.0 * np.arange(6) ** 2, np.full(t - 6, 62.0)])  # last seen at row 60, frame 5
+    x = np.full(t, 50.0)
+
+    def track(shift: tuple[float, float] = (0.0, 0.0), drift_px: float = 0.0) -> Track:
+        at = np.stack([x + drift_px * np.maximum(np.arange(t) - 8, 0), y], 1)
+        at = at + np.where(np.arange(t)[:, None] >= 8, shift, 0.0)
+        visible = ~np.isin(np.arange(t), [6, 7])
+        return Track(subject="ball", identity=0, boxes_xyxy=np.concatenate([at - 5, at + 5], 1), centroid_px=at,
+                     area_px=np.where(visible, 78.0, 0.0), visible=visible, coasted=np.zeros(t, bool),
+                     touches_border=np.zeros(t, bool), times_s=np.arange(t) / 10.0)
+
+    contacts = floor_contacts(track())
+    assert [(c.frame, c.kind) for c in contacts] == [(8, "land")], contacts
+    assert contacts[0].unseen_from_s == pytest.approx(0.5) and contacts[0].span_s(0.1)[0] == pytest.approx(0.5)
+    video = context_from_arrays(np.zeros((t, 120, 160, 3), np.uint8), 10.0)
+    m = TrackMeasurer().run(MeasureOp(id="m", subject="ball", quantity="bounce"),
+                            OperationInputs(tracks={"ball": [track()]}), video)
+    assert m.state == "contradicted" and m.window is not None and m.window.start_frame == 5, (m.measured, m.window)
+    assert not floor_contacts(track((0.0, 56.0))), "farther down than its fall could take it"
+    assert not floor_contacts(track((0.0, -3.0))), "higher than it was last seen coming down"
+    assert not floor_contacts(track((25.0, 0.0))), "another body to the side"
+    assert not floor_contacts(track(drift_px=2.0)), "moving on at the height of a landing"
+    # the same picture turned a quarter (a body sliding sideways, lost, found at rest): friction stops a body too,
+    # so no wall is read into the gap
+    sideways = track()
+    sideways = dataclasses.replace(sideways, centroid_px=sideways.centroid_px[:, ::-1],
+                                   boxes_xyxy=sideways.boxes_xyxy[:, [1, 0, 3, 2]])
+    assert not wall_contacts(sideways), wall_contacts(sideways)
+
+
 def test_a_lost_frame_is_bridged_only_inside_a_descent():
     """A ball resting on the floor is lost for a frame and comes back a little higher, then dips and climbs (the
     tracker swapping it with a neighbour): the lost frame is not inside a descent, so nothing is read across it -

@@ -31,7 +31,7 @@ def bounce(op: MeasureOp, track: Track, other: Track | None, video: VideoContext
     windows = {}
     if bounces:
         c0 = bounces[0]
-        windows["contact"] = video.window_s(c0.time_s - dt / 2, c0.time_s + dt / 2)
+        windows["contact"] = video.window_s(*c0.span_s(dt))
         windows["rebound"] = video.window(c0.frame, _rebound_end(track, contacts, c0.frame))
     if not op.expect.holds:
         # "does not bounce": whether it bounces at all is the property (a rebound's height does not matter)
@@ -39,7 +39,7 @@ def bounce(op: MeasureOp, track: Track, other: Track | None, video: VideoContext
             return measurement("supported", req, f"{len(bounces)} bounce(s)", window=windows["contact"],
                                windows=windows, **values)
         return measurement("contradicted", req, "lands without rebounding", windows=windows,
-                           window=video.window(max(contacts[0].frame - 1, 0),
+                           window=video.window(_came_down_from(track, contacts[0].frame),
                                                _stays_down_until(track, contacts[0].frame, video.num_frames)),
                            **values) if contacts else unknown(
             "the subject never reaches a surface in view", required=req, **values)
@@ -87,8 +87,8 @@ def bounce(op: MeasureOp, track: Track, other: Track | None, video: VideoContext
                            f"rises {rise:.1f} radii (frames {low}-{top}): a bounce whose landing was not seen",
                            required=req, **values)
         return measurement("contradicted", req, f"lands after a drop of {c.drop_radii:.1f} radii without rebounding",
-                           window=video.window(max(c.frame - 1, 0), _stays_down_until(track, c.frame,
-                                                                                      video.num_frames)),
+                           window=video.window(_came_down_from(track, c.frame), _stays_down_until(track, c.frame,
+                                                                                             video.num_frames)),
                            windows={"contact": video.window(c.frame, c.frame)}, **values)
     if op.expect.n is not None:
         clear = [c for c in bounces if c.rebound_radii >= 1.0]
@@ -196,6 +196,14 @@ def _turn_up_before(track: Track, frame: int, r: float, min_radii: float = 1.5) 
             return low, top, float((y[low] - y[top]) / r)
         k = top + 1
     return None
+
+
+def _came_down_from(track: Track, frame: int) -> int:
+    """The first frame that shows a body landing at ``frame`` (an observed frame) come down: the last frame it is seen
+    before it (the frame before, unless the tracker lost it as it landed: then it landed in the frames unseen after
+    that one, ``kinematics.floor_contacts``)."""
+    seen = np.flatnonzero(observed(track)[:frame])
+    return int(seen[-1]) if seen.size else max(frame - 1, 0)
 
 
 def _stays_down_until(track: Track, frame: int, num_frames: int, after: int = 3) -> int:

@@ -39,7 +39,7 @@ def contact(op: MeasureOp, track: Track, other: Track | None, video: VideoContex
                 return _contact_state(op, req, True, w, f"bottom at the floor line from frame {k}")
         if contacts:
             c = contacts[0]
-            w = video.window_s(c.time_s - dt / 2, c.time_s + dt / 2)
+            w = video.window_s(*c.span_s(dt))
             return _contact_state(op, req, True, w, f"{c.kind} at {c.time_s:.3f} s (frame {c.frame})")
         seen = observed(track)
         if surface == "wall":
@@ -93,7 +93,7 @@ def collision_response(op: MeasureOp, track: Track, other: Track | None, video: 
         if not contacts:
             return unknown("no contact with a surface seen", required=req)
         c = contacts[0]
-        w = video.window_s(c.time_s - video.frame_period_s / 2, c.time_s + video.frame_period_s / 2)
+        w = video.window_s(*c.span_s(video.frame_period_s))
         return measurement("supported", req, f"{c.kind} at frame {c.frame}", window=w, windows={"contact": w})
     touch = _contact_frames(track, other, tol.contact_gap_radii)
     d = np.linalg.norm(track.centroid_px - other.centroid_px, axis=1)
