@@ -1399,6 +1399,39 @@ def test_a_size_step_held_on_both_sides_is_morphing_below_the_window_ratio():
     assert results["segmentation"].state != "contradicted", results["segmentation"].measured
 
 
+@pytest.mark.parametrize("scale", [1.8, 1.0])
+def test_a_size_step_of_a_turning_body_is_morphing(scale):
+    """A red can rolls right turning over, seen alternately lying (an ellipse 7 x 4 px) and end-on (a disc of the
+    same area): its area holds while its box's smaller side jitters by x1.2 from frame to frame. From frame 15 on it
+    is ``scale`` times larger in every direction, held: a step its area and its box both take, each beyond its own
+    jitter, with its shape within what it showed before: contradicted at the step. Turning alone (``scale`` 1) steps
+    nothing."""
+    t = 30
+    x = 20.0 + 3.0 * np.arange(t)
+    yy, xx = np.mgrid[0:80, 0:200]
+    frames = np.full((t, 80, 200, 3), 150, np.uint8)
+    boxes, areas, centres = [], [], []
+    for k in range(t):
+        s = scale if k >= 15 else 1.0
+        ax, ay = (7.0 * s, 4.0 * s) if k % 2 == 0 else (np.sqrt(28.0) * s,) * 2
+        mask = ((xx - x[k]) / ax) ** 2 + ((yy - 40) / ay) ** 2 <= 1.0
+        frames[k][mask] = (220, 40, 40)
+        ys, xs = np.nonzero(mask)
+        boxes.append([xs.min(), ys.min(), xs.max(), ys.max()])
+        areas.append(float(mask.sum()))
+        centres.append([xs.mean(), ys.mean()])
+    track = Track(subject="can", identity=0, boxes_xyxy=np.array(boxes, float), centroid_px=np.array(centres),
+                  area_px=np.array(areas), visible=np.ones(t, bool), coasted=np.zeros(t, bool),
+                  touches_border=np.zeros(t, bool), times_s=np.arange(t) / 10.0)
+    m = TrackMeasurer().run(MeasureOp(id="m", subject="can", quantity="size_constancy"),
+                            OperationInputs(tracks={"can": [track]}), context_from_arrays(frames, 10.0))
+    if scale > 1:
+        assert m.state == "contradicted", (m.measured, m.reason)
+        assert (m.window.start_frame, m.window.end_frame) == (14, 15), m.window
+    else:
+        assert m.state != "contradicted", m.measured
+
+
 @pytest.mark.parametrize("at", [2, 28])
 def test_a_size_step_next_to_the_clip_s_first_or_last_frames_is_morphing(at):
     """A red ball rolls right and is x1.45 larger in radius from frame ``at`` on: from frame 2, it held its size

@@ -143,13 +143,13 @@ def _size_step(track: Track, video: VideoContext, tol: Tolerances, side: int = 3
     """A step in size from one frame to the next, held on both sides: ``side`` reliable frames before and after
     (next to the clip's first or last frame, the ``edge_side`` or more it has on that side: a body that swells at
     frame 2 held its size over all the frames the clip shows before), each side steady (its radii within
-    x``max_spread``), the box radius and the area-equivalent radius both stepping by more than
-    ``tol.step_morph_ratio`` the same way, and by more than ``tol.min_change_px`` and twice the jitter of its sides
-    (in log terms; the track's size noise over the whole clip would let a jittery stretch elsewhere hide a clean step
-    here). A move in depth changes the size by a few per cent a frame, so a step held on
+    x``max_spread`` in area: a body that turns keeps its area while its box changes), the box radius and the
+    area-equivalent radius both stepping by more than ``tol.step_morph_ratio`` the same way, and each by more than
+    ``tol.min_change_px`` and twice the jitter of its own sides (in log terms; the track's size noise over the whole
+    clip would let a jittery stretch elsewhere hide a clean step here). A move in depth changes the size by a few per cent a frame, so a step held on
     both sides is the body's size, not its distance - unless its centre steps with it (``_step_in_depth``). The blob
-    must keep its shape across the step (aspect and fill of its box: a merge with a neighbour, a shadow or an
-    occluder changes it) and the subject's own colour around it must change area with the blob
+    must keep its shape across the step (aspect and fill of its box after within the range they show before: a merge
+    with a neighbour, a shadow or an occluder changes it) and the subject's own colour around it must change area with the blob
     (``_own_colour_steps``). The median-anchored shape test of ``_box_size_constancy`` cannot see this where the
     subject spends most of the clip merged with a neighbour: here each step is judged by its own frames.
     -> (last frame before, first frame after, radius ratio) or None."""
@@ -161,21 +161,22 @@ def _size_step(track: Track, video: VideoContext, tol: Tolerances, side: int = 3
         before, after = slice(max(k - side, 0), k), slice(k, min(k + side, len(rs)))
         if not (ok[before].all() and ok[after].all()):
             continue
-        sides = (rs[before], rs[after], area_r[before], area_r[after])
-        spread = max(float(x.max() / x.min()) for x in sides)
-        if spread > max_spread:
+        # the area is steady on each side (a turning body keeps its area); its box may jitter as it turns
+        area_spread = max(float(x.max() / x.min()) for x in (area_r[before], area_r[after]))
+        if area_spread > max_spread:
             continue
-        # the step must stand out of the jitter of its own sides (box sides are whole or half pixels)
-        threshold = max(tol.step_morph_ratio, spread ** 2)
+        box_spread = max(float(x.max() / x.min()) for x in (rs[before], rs[after]))
         q_box = float(np.median(rs[after]) / np.median(rs[before]))
         q_area = float(np.median(area_r[after]) / np.median(area_r[before]))
-        if (q_box > 1) != (q_area > 1) or min(max(q, 1 / q) for q in (q_box, q_area)) <= threshold:
+        # each must step out of the jitter of its own sides (box sides are whole or half pixels)
+        if (q_box > 1) != (q_area > 1) or max(q_box, 1 / q_box) <= max(tol.step_morph_ratio, box_spread ** 2) or \
+                max(q_area, 1 / q_area) <= max(tol.step_morph_ratio, area_spread ** 2):
             continue
         if abs(float(np.median(rs[after]) - np.median(rs[before]))) < tol.min_change_px:
             continue
-        shape_kept = (abs(np.log(np.median(aspect[after]) / np.median(aspect[before]))) < np.log(1.25)
-                      and abs(np.log(np.median(fill[after]) / np.median(fill[before]))) < np.log(1.2))
-        if not shape_kept:
+        # its shape after within what it showed before (the box's aspect within x1.25, its fill within x1.2 of the
+        # range over the frames before: a turning body's box changes shape from frame to frame)
+        if not (_within(aspect[after], aspect[before], 1.25) and _within(fill[after], fill[before], 1.2)):
             continue
         if _step_in_depth(track, rs, before, after):
             continue
@@ -185,6 +186,12 @@ def _size_step(track: Track, video: VideoContext, tol: Tolerances, side: int = 3
         if best is None or q > best[2]:
             best = (k - 1, k, q)
     return best
+
+
+def _within(after: np.ndarray, before: np.ndarray, factor: float) -> bool:
+    """Is the median of ``after`` within x``factor`` of the range of ``before`` (positive values)?"""
+    m = float(np.median(after))
+    return float(np.min(before)) / factor < m < float(np.max(before)) * factor
 
 
 def _own_colour_steps(track: Track, video: VideoContext, k0: int, k1: int, q: float) -> bool:
