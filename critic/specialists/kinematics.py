@@ -198,12 +198,13 @@ def _bridged_runs(track: Track, ok: np.ndarray, r: float, max_gap: int, axis: in
     gap (a rebound is never faster than the fall into it), and across the surface where its motion was taking it
     (within 1.5 radii plus half its last step over the gap): it met the surface while unseen (a small body on a
     floor tile of nearly its colour). Runs as far apart are joined also where the subject lands on the floor in the
-    gap (``axis`` 1; a body stopped sideways has not met a wall for that, friction stops it too): coming down into it, it comes back no higher than it was and no lower than its last step would carry it over the gap,
-    no farther aside than 1.5 radii beyond where its sideways motion would carry it, and rests from there (a stationary run begins at its first frame back,
-    :func:`stationary_runs`): a body that lands on a patch of the floor near its colour is lost as it stops, and found
-    again at rest, often as the part of it that still stands out. A track that comes back elsewhere, higher than a
-    rebound can carry it, or moving on at the height of a landing, has switched to another body: its runs stay apart.
-    ``ok``: the track's observed frames; ``r``: its radius (px)."""
+    gap (``axis`` 1; a body stopped sideways has not met a wall for that, friction stops it too): coming down into
+    it, it comes back no higher than it was and no lower than its last step would carry it over the gap, no farther
+    aside than 1.5 radii beyond where its sideways motion would carry it, and rests from there (a stationary run
+    begins at its first frame back, :func:`stationary_runs`): a body that lands on a patch of the floor near its
+    colour is lost as it stops, and found again at rest, often as the part of it that still stands out. A track that
+    comes back elsewhere, higher than a rebound can carry it, or moving on at the height of a landing, has switched
+    to another body: its runs stay apart. ``ok``: the track's observed frames; ``r``: its radius (px)."""
     c = track.centroid_px * np.where(np.arange(2) == axis, float(toward), 1.0)
     across = 1 - axis
     out: list[tuple[int, int]] = []
@@ -308,12 +309,12 @@ def floor_contacts(track: Track, *, min_drop_radii: float = 0.75, min_rebound_ra
                         if inside:
                             tc = inside[0]
                     unseen_from = None
-                    before = int(np.flatnonzero(ok[:s + k])[-1]) if ok[:s + k].any() else s + k - 1
-                    if s + k - 1 - before > max_gap:
+                    last_seen = int(np.flatnonzero(ok[:s + k])[-1]) if ok[:s + k].any() else s + k - 1
+                    if s + k - 1 - last_seen > max_gap:
                         # lost for longer than a descent is bridged on course: it landed unseen in the gap (runs
                         # joined as a landing), and its place there is an interpolation: it met the surface at some
                         # time after it was last seen, not at a time a fit through the gap could give
-                        unseen_from = float(t[before])
+                        unseen_from = float(t[last_seen])
                         tc = float(tt[k])
                     if tc is None:
                         tc = float(tt[k])

@@ -146,13 +146,13 @@ def _size_step(track: Track, video: VideoContext, tol: Tolerances, side: int = 3
     x``max_spread`` in area: a body that turns keeps its area while its box changes), the box radius and the
     area-equivalent radius both stepping by more than ``tol.step_morph_ratio`` the same way, and each by more than
     ``tol.min_change_px`` and twice the jitter of its own sides (in log terms; the track's size noise over the whole
-    clip would let a jittery stretch elsewhere hide a clean step here). A move in depth changes the size by a few per cent a frame, so a step held on
-    both sides is the body's size, not its distance - unless its centre steps with it (``_step_in_depth``). The blob
-    must keep its shape across the step (aspect and fill of its box after within the range they show before: a merge
-    with a neighbour, a shadow or an occluder changes it) and the subject's own colour around it must change area with the blob
-    (``_own_colour_steps``). The median-anchored shape test of ``_box_size_constancy`` cannot see this where the
-    subject spends most of the clip merged with a neighbour: here each step is judged by its own frames.
-    -> (last frame before, first frame after, radius ratio) or None."""
+    clip would let a jittery stretch elsewhere hide a clean step here). A move in depth changes the size by a few per
+    cent a frame, so a step held on both sides is the body's size, not its distance - unless its centre steps with
+    it (``_step_in_depth``). The blob must keep its shape across the step (aspect and fill of its box after within
+    the range they show before: a merge with a neighbour, a shadow or an occluder changes it) and the subject's own
+    colour around it must change area with the blob (``_own_colour_steps``). The median-anchored shape test of
+    ``_box_size_constancy`` cannot see this where the subject spends most of the clip merged with a neighbour: here
+    each step is judged by its own frames. -> (last frame before, first frame after, radius ratio) or None."""
     rs, ok, aspect, fill = _box_frames(track)
     area_r = np.sqrt(np.maximum(np.asarray(track.area_px, float), 0.0) / np.pi)
     ok = ok & (area_r > 0)
