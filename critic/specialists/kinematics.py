@@ -233,6 +233,12 @@ def _bridged_runs(track: Track, ok: np.ndarray, r: float, max_gap: int, axis: in
     return out
 
 
+def _alike_areas(track: Track, a: int, b: int, ratio: float = 1.5) -> bool:
+    """Are the track's blob areas at frames ``a`` and ``b`` within x``ratio`` of each other (both seen)?"""
+    x, y = float(track.area_px[a]), float(track.area_px[b])
+    return x > 0 and y > 0 and max(x, y) <= ratio * min(x, y)
+
+
 @_per_track
 def floor_contacts(track: Track, *, min_drop_radii: float = 0.75, min_rebound_radii: float = 0.3,
                    axis: int = 1, max_gap: int = 1, toward: int = 1, max_flat: int = 2,
@@ -259,11 +265,18 @@ def floor_contacts(track: Track, *, min_drop_radii: float = 0.75, min_rebound_ra
         tt = t[s:e + 1]
         dy = np.diff(y)
         k = 1
+        landed_at = 0  # a descent is read back no further than the last contact (a landing that rolls on is one)
         while k < len(y) - 1:
-            # y must have been going down (increasing) into k and not going down after it
-            if dy[k - 1] > 0.05 * r and dy[k] <= 0.05 * r and ok[s + k]:
+            # y must have been going down (increasing) into k and not going down after it; on the floor, or going
+            # down after it (a step seen, not one interpolated over a gap) at under a quarter of the step into it: no
+            # fall slows so in one frame but at a surface (a body that lands and rolls on toward the camera goes on
+            # down the picture, slowly). Not where the blob's area changes by over x1.5 into k: a merge moves a
+            # blob's centre by the merge, and the step into it is no fall
+            stops = dy[k] <= 0.05 * r or (axis == 1 and dy[k] <= 0.25 * dy[k - 1] and bool(ok[s + k + 1])
+                                           and bool(ok[s + k - 1]) and _alike_areas(track, s + k - 1, s + k))
+            if dy[k - 1] > 0.05 * r and stops and ok[s + k]:
                 j0 = k - 1
-                while j0 > 0 and dy[j0 - 1] > 0:
+                while j0 > landed_at and dy[j0 - 1] > 0:
                     j0 -= 1
                 drop = (y[k] - y[j0]) / r
                 j1 = k
@@ -326,6 +339,7 @@ def floor_contacts(track: Track, *, min_drop_radii: float = 0.75, min_rebound_ra
                     out.append(Contact(frame=s + k, time_s=tc, kind=kind, drop_radii=float(drop),
                                        rebound_radii=float(max(rebound, 0.0)) if kind == "bounce" else 0.0,
                                        bottom_px=bottom, from_apex=bool(apex), unseen_from_s=unseen_from))
+                    landed_at = k
                     k = max(k + 1, j1)
                     continue
             k += 1

@@ -1953,6 +1953,36 @@ def test_a_landing_lost_from_view_is_read_across_the_gap():
     assert not wall_contacts(sideways), wall_contacts(sideways)
 
 
+def test_a_landing_that_rolls_on_down_the_picture_is_read_where_the_fall_stops():
+    """A ball (radius 5 px, 10 fps) falls faster and faster to row 60 at frame 5, then rolls on toward the camera:
+    sideways 3 px a frame and down the picture 0.6 px a frame (over a twentieth of its radius), to rest at frame 11.
+    No fall slows from 10 px a frame to 0.6 in one frame but at a surface: one landing, at frame 5, and its drop is
+    the fall's (not read again where the roll ends). The same slowing in a step interpolated over frames the track
+    lost is not read as a landing there: a ball lost for frames 6-7 and found at frame 8 rolling on lands once. Nor
+    where the blob doubles its area at frame 5 (a merge with a neighbour below moves its centre down by the merge):
+    no landing is read at frame 5 then."""
+    from critic.specialists.kinematics import floor_contacts
+
+    t = 16
+    k = np.arange(t)
+    y = np.where(k <= 5, 10.0 + 2.0 * k ** 2, 60.0 + 0.6 * np.clip(k - 5, 0, 6))
+    x = np.where(k <= 5, 50.0, 50.0 + 3.0 * np.clip(k - 5, 0, 6))
+
+    def track(lost: tuple[int, ...] = (), merged_from: int = t) -> Track:
+        at = np.stack([x, y], 1)
+        visible = ~np.isin(k, lost)
+        area = np.where(k >= merged_from, 160.0, 78.0)
+        return Track(subject="ball", identity=0, boxes_xyxy=np.concatenate([at - 5, at + 5], 1), centroid_px=at,
+                     area_px=np.where(visible, area, 0.0), visible=visible, coasted=np.zeros(t, bool),
+                     touches_border=np.zeros(t, bool), times_s=k / 10.0)
+
+    contacts = floor_contacts(track())
+    assert [(c.frame, c.kind) for c in contacts] == [(5, "land")], contacts
+    assert contacts[0].drop_radii == pytest.approx(50.0 / 5.5, rel=0.2)
+    assert len(floor_contacts(track(lost=(6, 7)))) <= 1, floor_contacts(track(lost=(6, 7)))
+    assert not any(c.frame == 5 for c in floor_contacts(track(merged_from=5))), floor_contacts(track(merged_from=5))
+
+
 def test_a_lost_frame_is_bridged_only_inside_a_descent():
     """A ball resting on the floor is lost for a frame and comes back a little higher, then dips and climbs (the
     tracker swapping it with a neighbour): the lost frame is not inside a descent, so nothing is read across it -
