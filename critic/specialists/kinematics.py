@@ -245,12 +245,14 @@ def floor_contacts(track: Track, *, min_drop_radii: float = 0.75, min_rebound_ra
                    clear_drop_radii: float = 2.0, clear_rebound_radii: float = 1.0) -> list[Contact]:
     """Down->up reversals (bounces) and down->stop landings along ``axis`` (1: image y, the floor; 0: x,
     a wall), "down" being ``toward`` (+1: increasing image coordinate; -1: decreasing, a wall on the left), over
-    runs of observed frames. Runs at most ``max_gap`` frames apart are read as one (two, where the subject turns in
-    them: :func:`_bridged_runs`), the position interpolated over the frames between (a ball merged with its shadow
-    for a frame just before it lands is still the ball coming down: its drop counts from where the descent began); a
-    contact is only placed on an observed frame. After a drop of ``clear_drop_radii`` or more, a rebound may begin
-    after up to ``max_flat`` frames that stay at the contact row (within a twentieth of a radius a step) when it then
-    rises ``clear_rebound_radii`` or more (jitter at a landing does not)."""
+    runs of observed frames. Runs at most ``max_gap`` frames apart are read as one (two, where the subject turns or
+    lands in them: :func:`_bridged_runs`), the position interpolated over the frames between (a ball merged with its
+    shadow for a frame just before it lands is still the ball coming down: its drop counts from where the descent
+    began, or from the last contact); a contact is only placed on an observed frame. A stop is a step down under a
+    twentieth of a radius, or on the floor under a quarter of the step before it (a body that lands and rolls on
+    toward the camera goes on down the picture, slowly). After a drop of ``clear_drop_radii`` or more, a rebound may
+    begin after up to ``max_flat`` frames that stay at the contact row (within a twentieth of a radius a step) when it
+    then rises ``clear_rebound_radii`` or more (jitter at a landing does not)."""
     r = radius(track)
     if not np.isfinite(r):
         return []
