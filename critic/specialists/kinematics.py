@@ -233,10 +233,10 @@ def _bridged_runs(track: Track, ok: np.ndarray, r: float, max_gap: int, axis: in
     return out
 
 
-def _alike_areas(track: Track, a: int, b: int, ratio: float = 1.5) -> bool:
-    """Are the track's blob areas at frames ``a`` and ``b`` within x``ratio`` of each other (both seen)?"""
-    x, y = float(track.area_px[a]), float(track.area_px[b])
-    return x > 0 and y > 0 and max(x, y) <= ratio * min(x, y)
+def areas_alike(area_a: float, area_b: float, ratio: float = 1.5) -> bool:
+    """Are two blob areas (px) both seen (positive) and within x``ratio`` of each other? A body keeps its area from
+    frame to frame; a blob that takes in a neighbour, or loses part of itself to one, does not."""
+    return area_a > 0 and area_b > 0 and max(area_a, area_b) <= ratio * min(area_a, area_b)
 
 
 @_per_track
@@ -275,7 +275,7 @@ def floor_contacts(track: Track, *, min_drop_radii: float = 0.75, min_rebound_ra
             # down the picture, slowly). Not where the blob's area changes by over x1.5 into k: a merge moves a
             # blob's centre by the merge, and the step into it is no fall
             stops = dy[k] <= 0.05 * r or (axis == 1 and dy[k] <= 0.25 * dy[k - 1] and bool(ok[s + k + 1])
-                                           and bool(ok[s + k - 1]) and _alike_areas(track, s + k - 1, s + k))
+                                           and bool(ok[s + k - 1]) and areas_alike(float(track.area_px[s + k - 1]), float(track.area_px[s + k])))
             if dy[k - 1] > 0.05 * r and stops and ok[s + k]:
                 j0 = k - 1
                 while j0 > landed_at and dy[j0 - 1] > 0:

@@ -25,7 +25,7 @@ import numpy as np
 from critic.specialists import colour as colours
 from critic.specialists.base import unknown
 from critic.specialists.colour import norm_last_axis, rgb_to_lab
-from critic.specialists.kinematics import frame_radii, observed, radius, runs, stationary_runs
+from critic.specialists.kinematics import areas_alike, frame_radii, observed, radius, runs, stationary_runs
 from critic.specialists.measure.common import Tolerances, measurement
 from critic.specialists.measure.timeline import MissingFrames, unexplained_cuts
 from critic.specialists.tracking import MIN_AREA_FRAC, channel_max_diff
@@ -826,8 +826,7 @@ def split_jumps(tracks: Sequence[Track], video: VideoContext, tol: Tolerances, s
             vel = a.centroid_px[last] - a.centroid_px[last - 1] if ok[last - 1] else np.zeros(2)
             miss = float(np.linalg.norm(b.centroid_px[first] - (a.centroid_px[last] + vel * (first - last)))) / r
             area_a, area_b = float(a.area_px[last]), float(b.area_px[first])
-            alike = area_a > 0 and area_b > 0 and max(area_a, area_b) <= 1.5 * min(area_a, area_b)
-            alike = alike and same_colour(video, a, last, b, first)
+            alike = areas_alike(area_a, area_b) and same_colour(video, a, last, b, first)
             if (miss > tol.teleport_radii + first - last and alike and not still_there(video, a, last, first)
                     and not still_there(video, b, first, last)):
                 return measurement("contradicted", req, f"jump of {miss:.1f} radii between frames {last} and {first} "
@@ -1107,7 +1106,7 @@ def _same_look(video: VideoContext, track: Track, a: int, b: int, max_delta_e: f
         cut, whole = (aa, ab) if at_a else (ab, aa)
         sized = 0.25 * whole <= cut <= 1.5 * whole
     else:
-        sized = max(aa, ab) <= 1.5 * min(aa, ab) or _colour_areas_alike(video, track, a, b, max_delta_e)
+        sized = areas_alike(aa, ab) or _colour_areas_alike(video, track, a, b, max_delta_e)
     return sized and same_colour(video, track, a, track, b, max_delta_e)
 
 
