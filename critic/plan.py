@@ -127,6 +127,8 @@ def validate_plan(plan: Plan) -> list[str]:
             if s is not None and s.count is not None and (s.count != op.n or op.at_least):
                 reasons.append(f"{op.id} (count): {'at least ' if op.at_least else ''}n={op.n} disagrees with "
                                f"subject {op.subject!r} count={s.count}")
+            if op.subject in op.kin or len(set(op.kin)) != len(op.kin):
+                reasons.append(f"{op.id} (count): 'kin' names the counted subject or a subject twice")
         elif isinstance(op, MeasureOp):
             spec = QUANTITY_SPECS[op.quantity]
             if spec.needs_partner and not (op.other or op.surface):

@@ -357,13 +357,16 @@ class CountOp(_Op):
     """Identity-based count of the subject's tracks vs ``n`` (``at_least``: n or more, for a plural without a
     number, "dominoes fall"). ``moving``: the prompt says every instance moves and names no other body of their
     kind ("three balls fall", not "... and a red ball bounces", which may be one of them), so an instance that
-    never moves is not one the claim speaks of, and motion alone finds them all. Returns a ``Measurement``."""
+    never moves is not one the claim speaks of, and motion alone finds them all. ``kin``: singular subjects of the
+    subject's kind that the prompt says move as it does ("three balls fall ... a grey ball drops"): bodies the
+    number counts too, named on their own. Returns a ``Measurement``."""
 
     op: Literal["count"] = "count"
     subject: str
     n: Annotated[int, Field(ge=0, le=1000)]
     at_least: bool = False
     moving: bool = False
+    kin: tuple[str, ...] = ()
 
 
 class MeasureOp(_Op):
@@ -455,8 +458,10 @@ AnyOp = (GroundOp | CountOp | MeasureOp | SceneOp | DepthOp | ReadOp | HearOp | 
 
 def op_subjects(op: AnyOp) -> list[str]:
     """Subject names an operation reads (its tracks are inputs)."""
-    if isinstance(op, (GroundOp, CountOp)):
+    if isinstance(op, GroundOp):
         return [op.subject]
+    if isinstance(op, CountOp):
+        return [op.subject, *op.kin]
     if isinstance(op, MeasureOp):
         return [op.subject] + ([op.other] if op.other else [])
     if isinstance(op, DepthOp):

@@ -87,6 +87,34 @@ _IRREGULAR_PLURALS = {"men": "man", "women": "woman", "people": "person", "child
 KIND_NOUNS = {"breed", "style", "kind", "type", "sort", "variety", "species", "model", "flavor", "flavour", "make"}
 
 
+#: what a counted plural and a body named on its own may be said to do alike, by the quantities that say it: a
+#: fall ("falls", "is dropped", "bounces", "lands on the floor"), or a way to go ("rolls to the left")
+MOTION_FAMILIES = (frozenset({"free_fall", "bounce", "contact"}), frozenset({"direction"}))
+
+
+def _counted_kin(st: "ParseState", name: str) -> tuple[str, ...]:
+    """The bodies named on their own that the counted plural ``name`` ("three balls fall") counts: singular
+    subjects of its kind ("a grey ball drops", "the yellow ball bounces") that the prompt says move as the plural
+    does (:data:`MOTION_FAMILIES`; a landing only on the floor). A number said of a kind counts every body of that
+    kind doing what it says, those the prompt also names one by one among them; "a red ball rests on the floor"
+    is no falling ball. Only for a plural without a colour (a coloured one takes the bodies of its colour)."""
+    b = st.builder
+    spec = b.subjects[name]
+    if spec.color:
+        return ()
+
+    def families(subject: str) -> set[int]:
+        return {i for op in b.ops if isinstance(op, MeasureOp) and op.subject == subject and op.other is None
+                and op.expect.holds is not False and (op.quantity != "contact" or op.surface == "floor")
+                for i, family in enumerate(MOTION_FAMILIES) if op.quantity in family}
+
+    said = families(name)
+    kind = kind_of(spec.noun)
+    return tuple(other for other, o in b.subjects.items()
+                 if other != name and (o.count or 1) == 1 and other not in st.plural and o.noun.lower() in kind
+                 and families(other) & said)
+
+
 def _counted_noun(low: str, start: int) -> re.Match | None:
     """The noun a number at ``start`` counts: the first plural within six words ("three walking manikins", "five
     black and white photos"), the noun after "of" for a kind ("nine breeds of dogs"), or, when the phrase ends
@@ -1055,7 +1083,7 @@ class RulesPlanner:
             if spec.count and spec.count >= 2:
                 if name not in grounded:
                     st.counted_only.add(name)  # grounded for the count alone: no implicit obligations
-                op = b.op(CountOp, subject=name, n=spec.count, moving=name in moving)
+                op = b.op(CountOp, subject=name, n=spec.count, moving=name in moving, kin=_counted_kin(st, name))
                 text = f"count = {spec.count}"
             elif name in st.plural and spec.count is None and name in grounded:
                 op = b.op(CountOp, subject=name, n=2, at_least=True)

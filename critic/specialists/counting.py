@@ -7,7 +7,7 @@ import numpy as np
 from critic.specialists.base import unknown
 from critic.specialists.grounding import ELONGATED_NOUNS, box_aspect
 from critic.specialists.kinematics import runs
-from critic.specialists.tracking import grounding_doubt
+from critic.specialists.tracking import grounding_doubt, travel_radii
 from critic.types import Cost, CountOp, Measurement, OperationInputs, Track, VideoContext
 
 
@@ -20,10 +20,12 @@ class IdentityCounter:
     shows: ``grounding.ground_subjects``) bound the count from above: fewer than ``n`` is contradicted, more is
     unknown. Fewer identities than ``n`` found by motion alone (no colour named) count when the prompt says every
     instance moves (``op.moving``) and each identity is one body of a compact kind (``_one_body``); more stay
-    unknown (moving blobs split into parts and shadows)."""
+    unknown (moving blobs split into parts and shadows). More bodies than ``n`` among ``op.kin`` (of the kind,
+    named on their own and said to move as the counted ones do), each one firmly bound track seen moving, is
+    contradicted: a number said of a kind counts them too."""
 
     name = "identity"
-    version = "5"
+    version = "6"
 
     def __init__(self, min_frames: int = 3):
         self.min_frames = min_frames
@@ -32,6 +34,20 @@ class IdentityCounter:
         tracks: list[Track] = [t for t in inputs.tracks.get(op.subject, ())
                                if int(np.asarray(t.visible).sum()) >= self.min_frames]
         required = f"{'at least ' if op.at_least else ''}{op.n} distinct '{op.subject}'"
+        named = _named_movers(op, inputs)
+        if named is not None and len(named) > op.n and not op.at_least:
+            # more bodies of the kind, each named on its own and seen moving as the prompt says the counted ones
+            # do, than the number said of the kind: the number is wrong whatever else the clip shows
+            in_named = np.sum([np.asarray(t.visible) | np.asarray(t.coasted) for _, t in named], axis=0)
+            over = runs(in_named > op.n)
+            seen = runs(in_named > 0)
+            s, e = (over[0][0], over[-1][1]) if over else (seen[0][0], seen[-1][1])
+            names = ", ".join(n for n, _ in named)
+            return Measurement(state="contradicted", required=required,
+                               measured=f"{len(named)} of its kind named on their own ({names}), each bound firmly "
+                                        f"and seen moving as said (at most {int(in_named.max())} in view at once)",
+                               values={"named": [n for n, _ in named]}, window=video.window(s, e),
+                               cost=Cost(tool_calls=1))
         if not tracks:
             return unknown(f"no '{op.subject}' was grounded", required=required)
         found = len(tracks)
@@ -74,6 +90,28 @@ class IdentityCounter:
                                cost=Cost(tool_calls=1))
         return Measurement(state="contradicted", required=required, measured=measured, values=values,
                            window=video.window(s, e), cost=Cost(tool_calls=1))
+
+
+def _named_movers(op: CountOp, inputs: OperationInputs, min_travel_radii: float = 1.0,
+                  ) -> list[tuple[str, Track]] | None:
+    """The bodies of ``op.kin`` (named on their own, said to move as the counted ones do) as (name, track), or None
+    when any of them is not one firmly bound track that moves (``min_travel_radii`` or more) or two of them may be
+    one body (within the larger radius of each other over the frames both are seen): then they tell no count."""
+    named: list[tuple[str, Track]] = []
+    for name in op.kin:
+        found = inputs.tracks.get(name, ())
+        if len(found) != 1 or grounding_doubt(found[0]) or travel_radii(found[0]) < min_travel_radii:
+            return None
+        named.append((name, found[0]))
+    for i, (_, a) in enumerate(named):
+        for _, b in named[i + 1:]:
+            both = np.asarray(a.visible, bool) & np.asarray(b.visible, bool)
+            if not both.any():
+                return None  # never seen together: one body's two tracklets, for all the counter can tell
+            apart = np.linalg.norm(a.centroid_px[both] - b.centroid_px[both], axis=1)
+            if float(np.median(apart)) <= max(a.radius_px, b.radius_px):
+                return None
+    return named
 
 
 def _one_body(track: Track, noun: str, max_aspect: float = 1.5) -> bool:

@@ -812,7 +812,7 @@ def bind_subject(result: TrackingResult, subject: SubjectSpec, *, min_visible_fr
     else:
         # No colour: objects that move (over 1.5 radii), or (when none moves) everything found; blobs much
         # smaller than the largest mover are texture flicker, not objects.
-        moving = [tr for tr in cands if _travel_radii(tr) > 1.5]
+        moving = [tr for tr in cands if travel_radii(tr) > 1.5]
         by = "motion" if moving else "any"
         cands = moving or cands
         if not cands:
@@ -904,7 +904,8 @@ def _with_meta(tr: Track, **meta: Any) -> Track:
                  times_s=tr.times_s, backend=tr.backend, meta={**tr.meta, **meta})
 
 
-def _travel_radii(tr: Track) -> float:
+def travel_radii(tr: Track) -> float:
+    """How far ``tr`` goes: the diagonal of the box its centroid sweeps over its visible frames, in its radii."""
     c = tr.centroid_px[tr.visible]
     r = tr.radius_px
     if len(c) < 2 or not np.isfinite(r) or r <= 0:
@@ -1088,7 +1089,7 @@ def _one_of_colour(tracks: list[Track], subject: SubjectSpec, min_travel_radii: 
     """The one track of a singular subject found by its colour alone among several blobs of that colour (a floor's
     checks, a wall, other bodies): the only one that moves (``min_travel_radii`` or more), bound firmly; else the
     one seen longest (weighted by its size), bound not firmly: any of them may be the subject, or none."""
-    movers = [tr for tr in tracks if _travel_radii(tr) >= min_travel_radii]
+    movers = [tr for tr in tracks if travel_radii(tr) >= min_travel_radii]
     if len(movers) == 1:
         return _with_meta(movers[0], binding={**movers[0].meta["binding"], "candidates": len(tracks),
                                               "confident": True, "doubt": "", "only_mover": True})

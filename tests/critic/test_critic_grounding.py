@@ -189,6 +189,46 @@ def test_an_uncoloured_plural_counts_the_named_bodies_of_its_kind_when_nothing_e
     assert m.state == "unknown", m
 
 
+def _named(name: str, x0: float, vx: float, firm: bool = True, identity: int = 0,
+           visible: np.ndarray | None = None) -> Track:
+    """A ball named on its own ("a red ball falls"): one track, bound by colour, firmly unless ``firm`` is False,
+    seen in every frame or in the (20,) bool ``visible`` ones."""
+    tr = _track(20, x0, vx)
+    return Track(**{f: getattr(tr, f) for f in ("boxes_xyxy", "centroid_px", "area_px", "coasted",
+                                                 "touches_border", "times_s", "backend")},
+                 visible=tr.visible if visible is None else visible, subject=name, identity=identity,
+                 meta={"tracklets": [identity], "binding": {"by": "color", "candidates": 1, "confident": firm,
+                                                            "doubt": "" if firm else "2 candidate tracks fit"}})
+
+
+def test_more_bodies_of_a_kind_named_and_moving_than_the_number_said_of_it_contradict_the_count():
+    """"Three balls fall ... a grey, a purple, a yellow and a black ball each fall": four falling balls where three
+    are said. Each named ball must be one firmly bound body that moves, apart from the others; otherwise nothing is
+    told of the count (a doubtful binding, a still blob, two names on one body)."""
+    video = context_from_arrays(np.zeros((20, 100, 200, 3), np.uint8), FPS)
+    kin = ("grey_ball", "purple_ball", "yellow_ball", "black_ball")
+
+    def count(named, n=3):
+        tracks = {"ball": (), **{k: (t,) for k, t in zip(kin, named)}}
+        return IdentityCounter().run(CountOp(id="c", subject="ball", n=n, kin=kin[:len(named)]),
+                                     OperationInputs(tracks=tracks), video)
+
+    four = [_named(k, 10 + 40 * i, 2, identity=i) for i, k in enumerate(kin)]
+    m = count(four)
+    assert m.state == "contradicted" and "4 of its kind named on their own" in m.measured, m
+    assert (m.window.start_frame, m.window.end_frame) == (0, 19)
+    assert count(four, n=4).state != "contradicted"
+    assert count(four[:3]).state != "contradicted"
+    assert count([*four[:3], _named("black_ball", 170, 2, firm=False, identity=3)]).state != "contradicted"
+    assert count([*four[:3], _named("black_ball", 170, 0, identity=3)]).state != "contradicted"  # never moves
+    assert count([*four[:3], _named("black_ball", 92, 2, identity=3)]).state != "contradicted"  # on the yellow one
+    halves = np.arange(20) < 10
+    early, late = (_named(name, x0, 2, identity=i, visible=seen)
+                   for name, x0, i, seen in (("yellow_ball", 90, 2, halves), ("black_ball", 130, 3, ~halves)))
+    # never seen together: for all the counter can tell, one body's two tracklets
+    assert count([*four[:2], early, late]).state != "contradicted"
+
+
 # ---------------------------------------------------------------------------------------------- synthetic clips
 def checkered_floor(h: int = 120, w: int = 200, cell: int = 10) -> np.ndarray:
     """A checkered floor of two browns with fine noise -> (H, W, 3) uint8 (textured background)."""

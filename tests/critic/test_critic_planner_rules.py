@@ -392,6 +392,26 @@ def test_a_count_is_of_moving_bodies_when_they_all_move_and_no_other_subject_is_
     assert count.moving is moving, (prompt, count)
 
 
+@pytest.mark.parametrize("prompt, kin", [
+    ("One grey ball drops to the ground, and three balls fall to the floor. A purple sphere falls onto the floor. "
+     "The yellow ball hits the ground and rebounds. A red ball rests on the floor. A blue cube falls.",
+     ("grey_ball", "purple_sphere", "yellow_ball")),  # the resting ball and the cube are not among them
+    ("Two balls roll to the left, and a red ball rolls to the left too; a green ball falls.", ("red_ball",)),
+    ("Three balls fall to the floor.", ()),
+    ("Three green balls fall, and a red ball falls too.", ()),  # a coloured plural takes its colour's bodies
+])
+def test_a_counted_kind_counts_the_bodies_named_on_their_own_that_move_as_it_does(prompt, kin):
+    """"Three balls fall ... a grey ball drops": the number said of the kind counts every ball that falls, the
+    ones the prompt names one by one too; a ball said to rest, or to do another thing, is not among them."""
+    plan = plan_of(prompt)
+    count = next(op for op in plan.operations if op.op == "count")
+    assert count.kin == kin, (prompt, count)
+    assert validate_plan(plan) == []
+    bad = plan.model_copy(update={"operations": [op.model_copy(update={"kin": (op.subject,)}) if op is count else op
+                                                 for op in plan.operations]})
+    assert any("'kin' names the counted subject" in r for r in validate_plan(bad))
+
+
 @pytest.mark.parametrize("prompt", ["Dominoes fall over one by one.", "Several balls roll across the floor.",
                                     "A row of dominoes topples."])
 def test_a_plural_without_a_number_is_two_or_more(prompt):
