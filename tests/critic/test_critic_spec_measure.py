@@ -13,6 +13,7 @@ from critic.specialists import colour as colours
 from critic.specialists import kinematics as kin
 from critic.specialists.counting import IdentityCounter
 from critic.specialists.measure import MEASURES, TrackMeasurer, check_measures
+from critic.specialists.measure import fall as fall_measures
 from critic.specialists.measure.continuity import _beyond_fragments
 from critic.specialists.tracking import BackgroundGrounder
 from critic.types import (QUANTITIES, QUANTITY_SPECS, CountOp, Expect, GroundOp, MeasureOp, OperationInputs, SubjectSpec,
@@ -2039,6 +2040,49 @@ def test_a_flight_that_speeds_up_upward_is_unsupported_whatever_the_prompt_calls
     assert m.state == state, (m.measured, m.reason)
     if state == "contradicted":
         assert "accelerates upward" in m.measured and m.window.start_frame <= 1 and m.window.end_frame >= 10
+
+
+@pytest.mark.parametrize("case, state", [("pushed", "contradicted"), ("thrown", "supported"),
+                                         ("pushed toward the camera", "not contradicted")])
+def test_a_push_up_before_a_free_flight_is_found_within_the_flight(case, state):
+    """A ball (radius 5 px, 10 fps) pushed up for a second, faster and faster (40 radii/s^2), then let go: it rises
+    slower and slower to its apex and falls (80 radii/s^2). One parabola over the whole flight fits neither part, so
+    the push is found in the stretch that rises faster and faster (contradicted, within frames 0-10). Thrown up
+    from the start instead (no push), every stretch bends downward: supported. A blob that grows by half its
+    radius over the push is a body coming at the camera, whose image rises by the approach: nothing is told of it."""
+    t = np.arange(22) / 10.0
+    half = np.full(22, 5.0)
+    flight = np.maximum(t - 1.0, 0.0)
+    if case == "thrown":
+        y = 150.0 - 150.0 * t + 200.0 * t ** 2
+    else:
+        push = np.minimum(t, 1.0)
+        y = 250.0 - 100.0 * push ** 2 - 200.0 * flight + 200.0 * flight ** 2
+        if case == "pushed toward the camera":
+            half = 5.0 * (1.0 + 0.6 * push)
+    video = context_from_arrays(np.zeros((22, 320, 200, 3), np.uint8), 10.0)
+    track = _centred_track(np.stack([40.0 + 20.0 * t, y], 1), half)
+    m = TrackMeasurer().run(MeasureOp(id="m", subject="ball", quantity="support"),
+                            OperationInputs(tracks={"ball": [track]}), video)
+    if state == "not contradicted":
+        assert m.state != "contradicted", (m.measured, m.window)
+        return
+    assert m.state == state, (m.measured, m.reason)
+    if state == "contradicted":
+        assert "accelerates upward" in m.measured and m.window.end_frame <= 11, (m.measured, m.window)
+
+
+def test_a_descent_that_turns_into_a_rise_is_no_push():
+    """A flight that comes down slower and slower and rises faster and faster (a bounce on something soft, or one
+    whose contact the tracker missed) bends upward all through the turn, but a stretch that comes down is braked by
+    a contact, not pushed: only stretches that never come down count. The same bend in a rise alone is a push."""
+    t = np.arange(12) / 10.0
+    turn = _centred_track(np.stack([40.0 + 20.0 * t, 150.0 - 150.0 * (t - 0.7) ** 2], 1), 5.0)  # rises 4 frames
+    segment = {"frames": [0, 11], "accel_radii_s2": 0.0, "rms_radii": 1.0, "vy_radii_s": 0.0,
+               "accel_se_radii_s2": 1.0}
+    assert fall_measures._pushes_up(turn, [segment], 5.0) == []
+    rise = _centred_track(np.stack([40.0 + 20.0 * t, 150.0 - 150.0 * t ** 2], 1), 5.0)
+    assert [p["frames"] for p in fall_measures._pushes_up(rise, [segment], 5.0)] == [[0, 11]]
 
 
 @pytest.mark.parametrize("hold", [0, 5])

@@ -76,7 +76,7 @@ def free_fall(op: MeasureOp, track: Track, other: Track | None, video: VideoCont
     airborne = flights[0]
     occurrences = {"airborne": flights}
     accels = np.array([s["accel_radii_s2"] for s in segments])
-    bad = [s for s in segments if _accelerates_up(s)]
+    bad = _pushes_up(track, segments, r)
     if bad:
         s0 = bad[0]
         a, b = s0["frames"]
@@ -143,6 +143,43 @@ def _accelerates_up(segment: dict) -> bool:
     if a >= -SLOW_MOTION_ACCEL_RADII or segment["rms_radii"] >= 0.25 or segment["vy_radii_s"] > 0.0:
         return False
     return frames >= 7 or (frames == 6 and -a >= MIN_ACCEL_T * segment["accel_se_radii_s2"])
+
+
+def _pushes_up(track: Track, segments: list[dict], r: float, window: int = 7, max_area_ratio: float = 1.25,
+               min_rise_step_radii: float = 0.05) -> list[dict]:
+    """The airborne runs of ``segments`` that accelerate upward (:func:`_accelerates_up`), and within the others
+    the stretches that do: a body pushed up for a while and then thrown free rises faster and faster, then slower,
+    and one parabola over the whole flight fits neither (a ball pushed up for 13 frames and then flying free to its
+    apex fits at -2.7 radii/s^2, with an rms of a radius). A stretch is ``window`` observed frames in which the body
+    rises at every step (by ``min_rise_step_radii`` radius or more: a bounce the contacts missed turns a descent
+    into a rise, and a body set off from rest at once turns a stop into a climb, and either fits as a push), keeps
+    its size (largest area at most ``max_area_ratio`` times the smallest: a body coming at the camera, or a blob
+    taking in a neighbour, moves its image by the change) and whose box never grows by a merge
+    (:func:`_takes_in_a_neighbour`), fitted closely (rms under a quarter radius) with an upward acceleration over
+    ``SLOW_MOTION_ACCEL_RADII``. Overlapping stretches are one, reported with the strongest push. -> entries like
+    ``segments``' (``frames``, ``accel_radii_s2``)."""
+    out = [seg for seg in segments if _accelerates_up(seg)]
+    y, area, t = track.centroid_px[:, 1], np.asarray(track.area_px, float), track.times_s
+    for seg in segments:
+        if _accelerates_up(seg):
+            continue
+        s0, e0 = seg["frames"]
+        hits: list[tuple[int, int, float]] = []
+        for a in range(s0, e0 - window + 2):
+            b = a + window - 1
+            if np.any(np.diff(y[a:b + 1]) > -min_rise_step_radii * r):
+                continue
+            if area[a:b + 1].max() > max_area_ratio * max(area[a:b + 1].min(), 1.0) or \
+                    _takes_in_a_neighbour(track, a, b):
+                continue
+            acc, rms = parabola_fit(t[a:b + 1], y[a:b + 1])
+            if acc / r < -SLOW_MOTION_ACCEL_RADII and rms / r < 0.25:
+                if hits and a <= hits[-1][1]:
+                    hits[-1] = (hits[-1][0], b, min(hits[-1][2], acc / r))
+                else:
+                    hits.append((a, b, acc / r))
+        out += [{**seg, "frames": [a, b], "accel_radii_s2": acc} for a, b, acc in hits]
+    return sorted(out, key=lambda seg: seg["frames"][0])
 
 
 def _set_off(track: Track, s: int, e: int, r: float, still_step_radii: float = 0.15) -> int:
@@ -563,7 +600,7 @@ def support(op: MeasureOp, track: Track, other: Track | None, video: VideoContex
         return measurement("contradicted", req, what, window=video.window(s, e), stationary_runs=still)
     # in flight, whatever the prompt says of it (thrown, flying, bouncing): nothing holds a body up that speeds up
     # upward with no contact (the free-fall check's own test, on every airborne run of the subject)
-    pushed_up = [seg for seg in _airborne_segments(track, contacts, still, r)[0] if _accelerates_up(seg)]
+    pushed_up = _pushes_up(track, _airborne_segments(track, contacts, still, r)[0], r)
     if pushed_up:
         seg = pushed_up[0]
         s, e = seg["frames"]
