@@ -38,7 +38,7 @@ class IdentityCounter:
         if named is not None and len(named) > op.n and not op.at_least:
             # more bodies of the kind, each named on its own and seen moving as the prompt says the counted ones
             # do, than the number said of the kind: the number is wrong whatever else the clip shows
-            in_named = np.sum([np.asarray(t.visible) | np.asarray(t.coasted) for _, t in named], axis=0)
+            in_named = _in_view([t for _, t in named])
             over = runs(in_named > op.n)
             seen = runs(in_named > 0)
             s, e = (over[0][0], over[-1][1]) if over else (seen[0][0], seen[-1][1])
@@ -51,7 +51,7 @@ class IdentityCounter:
         if not tracks:
             return unknown(f"no '{op.subject}' was grounded", required=required)
         found = len(tracks)
-        in_view = np.sum([np.asarray(t.visible) | np.asarray(t.coasted) for t in tracks], axis=0)
+        in_view = _in_view(tracks)
         values = {"identities": [int(t.identity) for t in tracks], "max_in_view": int(in_view.max())}
         measured = f"{found} distinct identities (at most {int(in_view.max())} in view at once)"
         kin = [t for t in tracks if ((t.meta or {}).get("binding") or {}).get("by") == "kin"]
@@ -90,6 +90,11 @@ class IdentityCounter:
                                cost=Cost(tool_calls=1))
         return Measurement(state="contradicted", required=required, measured=measured, values=values,
                            window=video.window(s, e), cost=Cost(tool_calls=1))
+
+
+def _in_view(tracks: list[Track]) -> np.ndarray:
+    """(T,) int: how many of ``tracks`` are in view (seen, or coasted over a short loss) in each frame."""
+    return np.sum([np.asarray(t.visible) | np.asarray(t.coasted) for t in tracks], axis=0)
 
 
 def _named_movers(op: CountOp, inputs: OperationInputs, min_travel_radii: float = 1.0,

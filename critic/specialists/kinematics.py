@@ -225,12 +225,19 @@ def _bridged_runs(track: Track, ok: np.ndarray, r: float, max_gap: int, axis: in
                       and aside <= 1.5 * r + reach)
             # landing, it goes on sideways as it came, or slows to a stop: no farther aside than that
             landed = (axis == 1 and coming_down and gap - 1 <= max_turn_gap and 0.0 <= -rise <= step[axis] * gap
-                      and aside <= 1.5 * r + abs(step[across]) * gap and any(a == s for a, _ in stationary_runs(track)))
+                      and aside <= 1.5 * r + abs(step[across]) * gap
+                      and any(a == s for a, _ in stationary_runs(track)))
             if (descending and miss <= 1.5 * r + reach) or turned or landed:
                 out[-1] = (out[-1][0], e)
                 continue
         out.append((s, e))
     return out
+
+
+def last_seen_before(seen: np.ndarray, frame: int) -> int | None:
+    """The last frame before ``frame`` where ``seen`` ((T,) bool, e.g. :func:`observed`) holds, or None."""
+    before = np.flatnonzero(seen[:frame])
+    return int(before[-1]) if before.size else None
 
 
 def areas_alike(area_a: float, area_b: float, ratio: float = 1.5) -> bool:
@@ -274,8 +281,9 @@ def floor_contacts(track: Track, *, min_drop_radii: float = 0.75, min_rebound_ra
             # fall slows so in one frame but at a surface (a body that lands and rolls on toward the camera goes on
             # down the picture, slowly). Not where the blob's area changes by over x1.5 into k: a merge moves a
             # blob's centre by the merge, and the step into it is no fall
-            stops = dy[k] <= 0.05 * r or (axis == 1 and dy[k] <= 0.25 * dy[k - 1] and bool(ok[s + k + 1])
-                                           and bool(ok[s + k - 1]) and areas_alike(float(track.area_px[s + k - 1]), float(track.area_px[s + k])))
+            stops = dy[k] <= 0.05 * r or (
+                axis == 1 and dy[k] <= 0.25 * dy[k - 1] and bool(ok[s + k + 1]) and bool(ok[s + k - 1])
+                and areas_alike(float(track.area_px[s + k - 1]), float(track.area_px[s + k])))
             if dy[k - 1] > 0.05 * r and stops and ok[s + k]:
                 j0 = k - 1
                 while j0 > landed_at and dy[j0 - 1] > 0:
@@ -324,8 +332,8 @@ def floor_contacts(track: Track, *, min_drop_radii: float = 0.75, min_rebound_ra
                         if inside:
                             tc = inside[0]
                     unseen_from = None
-                    last_seen = int(np.flatnonzero(ok[:s + k])[-1]) if ok[:s + k].any() else s + k - 1
-                    if s + k - 1 - last_seen > max_gap:
+                    last_seen = last_seen_before(ok, s + k)
+                    if last_seen is not None and s + k - 1 - last_seen > max_gap:
                         # lost for longer than a descent is bridged on course: it landed unseen in the gap (runs
                         # joined as a landing), and its place there is an interpolation: it met the surface at some
                         # time after it was last seen, not at a time a fit through the gap could give

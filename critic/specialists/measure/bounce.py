@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from critic.specialists.base import unknown
-from critic.specialists.kinematics import (Contact, floor_contacts, observed, radius, stationary_runs,
-                                          top_of_rise, wall_contacts)
+from critic.specialists.kinematics import (Contact, floor_contacts, last_seen_before, observed, radius,
+                                          stationary_runs, top_of_rise, wall_contacts)
 from critic.specialists.measure.common import Tolerances, measurement
 from critic.specialists.measure.continuity import colour_pixels, subject_lab
 from critic.types import Measurement, MeasureOp, Track, VideoContext
@@ -202,8 +202,8 @@ def _came_down_from(track: Track, frame: int) -> int:
     """The first frame that shows a body landing at ``frame`` (an observed frame) come down: the last frame it is seen
     before it (the frame before, unless the tracker lost it as it landed: then it landed in the frames unseen after
     that one, ``kinematics.floor_contacts``)."""
-    seen = np.flatnonzero(observed(track)[:frame])
-    return int(seen[-1]) if seen.size else max(frame - 1, 0)
+    seen = last_seen_before(observed(track), frame)
+    return seen if seen is not None else max(frame - 1, 0)
 
 
 def _stays_down_until(track: Track, frame: int, num_frames: int, after: int = 3) -> int:

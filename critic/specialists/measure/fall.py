@@ -156,12 +156,13 @@ def _pushes_up(track: Track, segments: list[dict], r: float, window: int = 7, ma
     its size (largest area at most ``max_area_ratio`` times the smallest: a body coming at the camera, or a blob
     taking in a neighbour, moves its image by the change) and whose box never grows by a merge
     (:func:`_takes_in_a_neighbour`), fitted closely (rms under a quarter radius) with an upward acceleration over
-    ``SLOW_MOTION_ACCEL_RADII``. Overlapping stretches are one, reported with the strongest push. -> entries like
-    ``segments``' (``frames``, ``accel_radii_s2``)."""
-    out = [seg for seg in segments if _accelerates_up(seg)]
+    ``SLOW_MOTION_ACCEL_RADII``. Overlapping stretches are one, reported with the strongest push. -> the runs, and
+    for each stretch ``frames`` and ``accel_radii_s2`` (its other fields would be the run's, not its own)."""
+    out: list[dict] = []
     y, area, t = track.centroid_px[:, 1], np.asarray(track.area_px, float), track.times_s
     for seg in segments:
         if _accelerates_up(seg):
+            out.append(seg)
             continue
         s0, e0 = seg["frames"]
         hits: list[tuple[int, int, float]] = []
@@ -178,7 +179,7 @@ def _pushes_up(track: Track, segments: list[dict], r: float, window: int = 7, ma
                     hits[-1] = (hits[-1][0], b, min(hits[-1][2], acc / r))
                 else:
                     hits.append((a, b, acc / r))
-        out += [{**seg, "frames": [a, b], "accel_radii_s2": acc} for a, b, acc in hits]
+        out += [{"frames": [a, b], "accel_radii_s2": acc} for a, b, acc in hits]
     return sorted(out, key=lambda seg: seg["frames"][0])
 
 

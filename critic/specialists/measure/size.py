@@ -169,8 +169,8 @@ def _size_step(track: Track, video: VideoContext, tol: Tolerances, side: int = 3
         q_box = float(np.median(rs[after]) / np.median(rs[before]))
         q_area = float(np.median(area_r[after]) / np.median(area_r[before]))
         # each must step out of the jitter of its own sides (box sides are whole or half pixels)
-        if (q_box > 1) != (q_area > 1) or max(q_box, 1 / q_box) <= max(tol.step_morph_ratio, box_spread ** 2) or \
-                max(q_area, 1 / q_area) <= max(tol.step_morph_ratio, area_spread ** 2):
+        if (q_box > 1) != (q_area > 1) or any(max(q, 1 / q) <= max(tol.step_morph_ratio, spread ** 2)
+                                               for q, spread in ((q_box, box_spread), (q_area, area_spread))):
             continue
         if abs(float(np.median(rs[after]) - np.median(rs[before]))) < tol.min_change_px:
             continue
