@@ -1217,6 +1217,35 @@ def test_the_blended_rim_of_another_named_body_is_not_the_missing_one():
     assert states == {"rim": "contradicted", "body beside": "unknown", "small body touching": "unknown"}, states
 
 
+@pytest.mark.parametrize(("scene", "state"), [("seam", "contradicted"), ("seam, the ball named", "contradicted"),
+                                            ("thick body between two balls", "unknown"), ("no ball", "unknown")])
+def test_the_blended_seam_of_a_body_the_prompt_does_not_name_is_not_the_missing_one(scene, state):
+    """No track found the pink drum, and the prompt names no other colour. An orange ball on a grey floor has a 2 px
+    dull pink rim all the same (4:2:0 coded colour blends every body into its surroundings): a seam, nowhere 4 px
+    thick, within 2 px of a body of another hue, is that body's, and the drum is not there (contradicted), as when
+    the prompt names the ball. The same dull pink filling the 4 px gap between two orange balls is a body of its
+    own, although all of it lies within a rim's reach of them (unknown); without the ball, the ring alone is a pink
+    body (unknown)."""
+    t = 24
+    yy, xx = np.mgrid[0:60, 0:80]
+    op = MeasureOp(id="m", subject="drum", quantity="permanence")
+    subjects = {"drum": SubjectSpec(name="drum", noun="drum", color="pink")}
+    frames = np.full((t, 60, 80, 3), 150, np.uint8)
+    d = np.hypot(xx - 30, yy - 30)
+    if scene == "thick body between two balls":
+        frames[:, 24:36, 20:30] = (235, 120, 20)
+        frames[:, 24:36, 34:44] = (235, 120, 20)
+        frames[:, 26:34, 30:34] = (84, 50, 76)  # 8 x 4 px of the blend's colour between them
+    else:
+        frames[:, (d > 6) & (d <= 8)] = (84, 50, 76)  # a dull pink: orange blended into the grey floor
+        if scene != "no ball":
+            frames[:, d <= 6] = (235, 120, 20)
+    prompt = "An orange ball rolls, and a pink drum stands." if scene.endswith("named") else "A pink drum stands."
+    m = TrackMeasurer().run(op, OperationInputs(subjects=subjects, tracks={"drum": []}, prompt=prompt),
+                            context_from_arrays(frames, 10.0))
+    assert m.state == state, (scene, m.measured, m.reason)
+
+
 def test_a_resting_body_that_changes_size_under_a_held_box_morphs():
     """A red block rests for 50 frames; the tracker holds its box (the median background absorbed it). From frame
     30 it is drawn at 0.7 of its size: the area of its colour at its place shows the step (contradicted over frames

@@ -858,6 +858,17 @@ def _was_empty_before(video: VideoContext, track: Track, f0: int, still: float =
     return steady and changed
 
 
+def _rim(mask: np.ndarray, rim_px: int) -> np.ndarray:
+    """(H, W) bool: the pixels within ``rim_px`` of a body of ``mask`` (H, W) bool, a body being a connected part of
+    it with an interior (three pixels thick somewhere: a few pixels of a shaded small body that fall to a
+    neighbouring hue are its own, and have no rim)."""
+    m = mask.astype(np.uint8)
+    _, labels = cv2.connectedComponents(m, connectivity=8)
+    bodies = np.unique(labels[cv2.erode(m, np.ones((3, 3), np.uint8)) > 0])
+    m = np.isin(labels, bodies[bodies > 0]).astype(np.uint8)
+    return cv2.dilate(m, np.ones((2 * rim_px + 1, 2 * rim_px + 1), np.uint8)).astype(bool)
+
+
 def absent_from_clip(op: MeasureOp, subject: SubjectSpec | None, video: VideoContext, tol: Tolerances,
                      prompt: str = "", max_colour_cost: float = 1.0, min_blob_px: int = 4,
                      min_blob_frac: float = MIN_AREA_FRAC, frames: int = 12, min_frames_seen: int = 2,
@@ -892,7 +903,11 @@ def absent_from_clip(op: MeasureOp, subject: SubjectSpec | None, video: VideoCon
     the prompt names is that body's rim, unless one of its pixels shows the name clearly (within ``clear_cost`` and
     with a CIELAB chroma of ``clear_chroma`` or more; a blend of two colours fits a third faintly, or darkly, as a
     dull near-grey): a body of the name, however small or hidden in part, has pixels beyond the rim or pixels of
-    its clear colour."""
+    its clear colour. So is a blob within ``rim_px`` of a body of any other hue, named or not (a navy block against
+    a beige wall has a purple rim whether the prompt names the block or not), when it is a seam: nowhere 2 x
+    ``rim_px`` pixels thick (the blend reaches ``rim_px`` into each side). Black, grey and white bodies have no
+    rims of their own here, since every body's shading runs into them, and a white, grey or black name looks for
+    none."""
     req = "persists: nothing appears from nowhere, nothing vanishes without an occluder or leaving the frame"
     name = subject.color if subject is not None else None
     if subject is None or not colours.known(name) or (subject.count or 1) > 1:
@@ -905,6 +920,9 @@ def absent_from_clip(op: MeasureOp, subject: SubjectSpec | None, video: VideoCon
     # a white, grey or black body's shading runs over the lightness names (lit grey reads silver or white)
     margin = np.inf if colours.canonical(name) in colours.ACHROMATIC else name_margin
     other_names = [i for i, c in enumerate(palette) if c not in colours.shades_of(name) - {colours.canonical(name)}]
+    # the hues whose bodies have rims of their own: every chromatic name but the missing one's and its shades
+    others = [i for i, c in enumerate(palette) if c not in colours.shades_of(name) and c not in colours.ACHROMATIC
+              and colours.canonical(name) not in colours.ACHROMATIC]
     seen: list[tuple[int, int]] = []  # (frame, largest blob px) where a blob of the colour shows
     for k in picks:
         lab = colours.rgb_to_lab(video.frames[int(k)].reshape(-1, 3))  # (H*W, 3), converted once per frame
@@ -919,22 +937,30 @@ def absent_from_clip(op: MeasureOp, subject: SubjectSpec | None, video: VideoCon
         fits = fits.reshape(video.frames.shape[1:3]).astype(np.uint8)
         n, labels, stats, _ = cv2.connectedComponentsWithStats(fits, connectivity=8)
         big = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= min_px]
-        if big and rivals:
+        if big:
             # a pixel is another named body's when that body's colour is among the nearest of all colour names to
             # it (within a quarter step of the nearest: a dark orange is as near brown as orange), better than the
             # missing one's (green next to a brown ball is no yellow body's, although of the colours the prompt
-            # names yellow is the nearest to green)
-            best_rival = costs[:, 1:].min(axis=1)
-            rival = ((best_rival <= max_colour_cost) & (best_rival < costs[:, 0])
-                     & (best_rival <= nearest + name_margin)).reshape(fits.shape).astype(np.uint8)
-            # ... and only a body with an interior (three pixels thick) has a rim: a few pixels of a shaded small body
-            # that fall to a neighbouring hue are its own
-            _, rival_labels = cv2.connectedComponents(rival, connectivity=8)
-            bodies = np.unique(rival_labels[cv2.erode(rival, np.ones((3, 3), np.uint8)) > 0])
-            rival = np.isin(rival_labels, bodies[bodies > 0]).astype(np.uint8)
-            rim = cv2.dilate(rival, np.ones((2 * rim_px + 1, 2 * rim_px + 1), np.uint8)).astype(bool)
-            # a blob with a pixel off every other named colour's rim has an interior of its own; so has one with a
-            # pixel of the name's clear colour (a blend of two colours fits a third only faintly)
+            # names yellow is the nearest to green) ...
+            rival = np.zeros(len(lab), bool)
+            if rivals:
+                best_rival = costs[:, 1:].min(axis=1)
+                rival = ((best_rival <= max_colour_cost) & (best_rival < costs[:, 0])
+                         & (best_rival <= nearest + name_margin))
+            rim = _rim(rival.reshape(fits.shape), rim_px)
+            # ... or of a body of any other hue, named in the prompt or not: a pixel whose nearest name is a hue that
+            # is not the missing one's nor one of its shades (a navy block the prompt does not name has a purple rim
+            # against a beige wall, as a named one does; black, grey and white are left out: every body's shading
+            # runs into them). Such a rim is a seam, thinner than the blend reaches into both sides: a blob of the name
+            # with a square of 2 * ``rim_px`` pixels of it somewhere is a body, however near a body of another hue
+            if others:
+                if named is None:
+                    named = colours.colour_costs_of_lab(lab, palette)
+                hue = np.isin(named.argmin(axis=1), others) & (named.min(axis=1) <= max_colour_cost)
+                thick = np.unique(labels[cv2.erode(fits, np.ones((2 * rim_px, 2 * rim_px), np.uint8)) > 0])
+                rim |= _rim(hue.reshape(fits.shape), rim_px) & ~np.isin(labels, thick[thick > 0])
+            # a blob with a pixel off every other colour's rim has an interior of its own; so has one with a pixel
+            # of the name's clear colour (a blend of two colours fits a third only faintly)
             clear = ((costs[:, 0] <= clear_cost) & (np.hypot(lab[:, 1], lab[:, 2]) >= clear_chroma)).reshape(fits.shape)
             beyond = np.unique(labels[(labels > 0) & (~rim | clear)])
             big = [i for i in big if i in beyond]
@@ -945,8 +971,8 @@ def absent_from_clip(op: MeasureOp, subject: SubjectSpec | None, video: VideoCon
             return unknown(f"'{op.subject}' was not tracked, but a {name} blob of {px} px shows in frame {k0} "
                            f"(and in {len(seen) - 1} more of {len(picks)} frames): it may be there", required=req)
     flicker = (f" (a {name} blob in frame {seen[0][0]} only: a flicker, not a body that stays)" if seen else "")
-    return measurement("contradicted", req, f"no {name} blob of {min_px} px or more (beyond the rims of the "
-                       f"prompt's other colours) in {min_frames_seen} of "
+    return measurement("contradicted", req, f"no {name} blob of {min_px} px or more (beyond the rims of other "
+                       f"colours) in {min_frames_seen} of "
                        f"{len(picks)} frames spread over the clip{flicker}: the {subject.noun} is not there",
                        window=video.window(0, t_count - 1), frames_checked=[int(k) for k in picks])
 
