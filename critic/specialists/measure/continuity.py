@@ -917,19 +917,22 @@ def absent_from_clip(op: MeasureOp, subject: SubjectSpec | None, video: VideoCon
     rivals = [c for c in colours.named_in(prompt) if colours.canonical(c) != colours.canonical(name)]
     min_px = max(min_blob_px, int(np.ceil(min_blob_frac * video.frames.shape[1] * video.frames.shape[2])))
     palette = sorted({colours.canonical(c) for c in [*colours.REFERENCES, *colours.ACHROMATIC]})
+    achromatic = colours.canonical(name) in colours.ACHROMATIC
     # a white, grey or black body's shading runs over the lightness names (lit grey reads silver or white)
-    margin = np.inf if colours.canonical(name) in colours.ACHROMATIC else name_margin
+    margin = np.inf if achromatic else name_margin
     other_names = [i for i, c in enumerate(palette) if c not in colours.shades_of(name) - {colours.canonical(name)}]
-    # the hues whose bodies have rims of their own: every chromatic name but the missing one's and its shades
-    others = [i for i, c in enumerate(palette) if c not in colours.shades_of(name) and c not in colours.ACHROMATIC
-              and colours.canonical(name) not in colours.ACHROMATIC]
+    # the hues whose bodies have rims of their own: every chromatic name but the missing one's and its shades (none
+    # for a white, grey or black name, whose ``named`` costs are then not needed either)
+    others = [] if achromatic else [i for i, c in enumerate(palette)
+                                    if c not in colours.shades_of(name) and c not in colours.ACHROMATIC]
     seen: list[tuple[int, int]] = []  # (frame, largest blob px) where a blob of the colour shows
     for k in picks:
         lab = colours.rgb_to_lab(video.frames[int(k)].reshape(-1, 3))  # (H*W, 3), converted once per frame
         costs = colours.colour_costs_of_lab(lab, [name, *rivals])  # (H*W, 1 + rivals)
         fits = (costs[:, 0] <= max_colour_cost) & (costs[:, 0] <= costs.min(axis=1))
-        # the nearest of all names to each pixel: only the nearest-name rule and the prompt's rivals need it
-        named = colours.colour_costs_of_lab(lab, palette) if rivals or np.isfinite(margin) else None
+        # every name's cost at each pixel: the nearest-name rule and the rims of other hues (a chromatic name) and
+        # the prompt's rivals need it
+        named = colours.colour_costs_of_lab(lab, palette) if rivals or not achromatic else None
         nearest = named.min(axis=1) if named is not None else None
         if np.isfinite(margin):
             # ... where the name's own finer shades do not compete with it: a teal ball is a green ball to many
@@ -942,21 +945,18 @@ def absent_from_clip(op: MeasureOp, subject: SubjectSpec | None, video: VideoCon
             # it (within a quarter step of the nearest: a dark orange is as near brown as orange), better than the
             # missing one's (green next to a brown ball is no yellow body's, although of the colours the prompt
             # names yellow is the nearest to green) ...
-            rival = np.zeros(len(lab), bool)
+            rim = np.zeros(fits.shape, bool)
             if rivals:
                 best_rival = costs[:, 1:].min(axis=1)
-                rival = ((best_rival <= max_colour_cost) & (best_rival < costs[:, 0])
-                         & (best_rival <= nearest + name_margin))
-            rim = _rim(rival.reshape(fits.shape), rim_px)
+                rim = _rim(((best_rival <= max_colour_cost) & (best_rival < costs[:, 0])
+                            & (best_rival <= nearest + name_margin)).reshape(fits.shape), rim_px)
             # ... or of a body of any other hue, named in the prompt or not: a pixel whose nearest name is a hue that
             # is not the missing one's nor one of its shades (a navy block the prompt does not name has a purple rim
             # against a beige wall, as a named one does; black, grey and white are left out: every body's shading
             # runs into them). Such a rim is a seam, thinner than the blend reaches into both sides: a blob of the name
             # with a square of 2 * ``rim_px`` pixels of it somewhere is a body, however near a body of another hue
-            if others:
-                if named is None:
-                    named = colours.colour_costs_of_lab(lab, palette)
-                hue = np.isin(named.argmin(axis=1), others) & (named.min(axis=1) <= max_colour_cost)
+            if others:  # (a chromatic name: ``named`` and ``nearest`` are there)
+                hue = np.isin(named.argmin(axis=1), others) & (nearest <= max_colour_cost)
                 thick = np.unique(labels[cv2.erode(fits, np.ones((2 * rim_px, 2 * rim_px), np.uint8)) > 0])
                 rim |= _rim(hue.reshape(fits.shape), rim_px) & ~np.isin(labels, thick[thick > 0])
             # a blob with a pixel off every other colour's rim has an interior of its own; so has one with a pixel
