@@ -129,12 +129,18 @@ def _evaluate_cli(args, cwd):
                           capture_output=True, text=True, timeout=300)
 
 
-def test_cli_checks_an_autoencoder_alone(tmp_path):
-    """vae_dir=DIR: the shipped autoencoder's ceiling on two held-out clips, without loading a generator; a
-    folder that holds no autoencoder, or a card asked of this partial evaluation, is a user error."""
+def _autoencoder_args(tmp_path: Path) -> tuple[Path, list[str]]:
     vae_dir = Path(__file__).resolve().parents[2] / "generate" / "pretrained" / "vae"
     data = ["evaluation.num_clips=2", "evaluation.data.num_clips=2", "evaluation.data.shard_size=2",
             f"evaluation.data.root={tmp_path / 'cache'}", "tracker=none", "progress=false"]
+    return vae_dir, data
+
+
+@pytest.mark.slow
+def test_cli_checks_an_autoencoder_alone(tmp_path):
+    """vae_dir=DIR: the shipped autoencoder's ceiling on two held-out clips, without loading a generator (about 30 s
+    on two cores: it simulates and encodes the clips)."""
+    vae_dir, data = _autoencoder_args(tmp_path)
     out = tmp_path / "run"
     res = _evaluate_cli([f"vae_dir={vae_dir}", *data, f"hydra.run.dir={out}"], tmp_path)
     assert res.returncode == 0, res.stderr
@@ -148,6 +154,10 @@ def test_cli_checks_an_autoencoder_alone(tmp_path):
     assert json.loads((out / "metrics.json").read_text())["autoencoder_pass_rate"] == rep["autoencoder_ceiling"][
         "pass_rate"]
 
+
+def test_an_autoencoder_check_of_a_folder_without_one_or_with_a_card_is_a_user_error(tmp_path):
+    """A folder that holds no autoencoder, or a card asked of this partial evaluation, is a user error."""
+    vae_dir, data = _autoencoder_args(tmp_path)
     res = _evaluate_cli([f"vae_dir={tmp_path}", *data, f"hydra.run.dir={tmp_path / 'bad'}"], tmp_path)
     assert res.returncode == 2 and "not an autoencoder directory" in res.stderr and "vae_dir" in res.stderr
     assert "Traceback" not in res.stderr

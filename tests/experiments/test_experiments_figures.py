@@ -35,6 +35,7 @@ PAPER_TINY = ["experiment=paper_figures", f"num_steps={N}", "job.seeds=2", "job.
               "job.scenes=[thrown_ball]", 'job.overrides=["tracker=none"]']
 
 
+# The tiny paper run takes about 1.5 minutes on two cores: the tests that read it are slow (``make test-all``).
 @pytest.fixture(scope="module")
 def paper(tmp_path_factory):
     cwd = tmp_path_factory.mktemp("paper")
@@ -69,6 +70,7 @@ def _measurable(paths: dict[str, np.ndarray]) -> np.ndarray:
             & np.isfinite(paths["simulated_px"]).all(axis=1))
 
 
+@pytest.mark.slow
 def test_paper_figures_runs_its_sweeps_and_draws_all_three(paper):
     root, out = paper
     record = read_json(root / "paper_figures.json")
@@ -96,6 +98,7 @@ def test_paper_figures_runs_its_sweeps_and_draws_all_three(paper):
     assert not any(m["metrics"]["row"]["mirrored"] for m in _jobs(root / "paths").values())
 
 
+@pytest.mark.slow
 def test_prompt_is_a_sweep_axis_with_its_own_job_directories(paper):
     """The paths sweep: two appearances with the scene's motion and one motion the control does not perform,
     each prompt in its own job directories (and a rerun finds them all finished)."""
@@ -114,6 +117,7 @@ def test_prompt_is_a_sweep_axis_with_its_own_job_directories(paper):
     assert len(jobs) == 3 * 3  # prompts x release steps 0, k, N
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("figure", sorted(STEMS))
 def test_figure_command_writes_the_numbers_of_the_job_files(paper, figure, tmp_path):
     root, _ = paper

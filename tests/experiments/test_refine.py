@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 from hydra.utils import instantiate
 from omegaconf import OmegaConf
 
@@ -163,6 +164,7 @@ def test_a_refine_cell_refuses_a_framing_that_mirrors_some_seeds(tmp_path):
         "error: framing.mirror: must be never for a refine job: a cell frames one scene for all its seeds")
 
 
+@pytest.mark.slow
 def test_refine_two_tiny_clips_end_to_end_and_resumed(tmp_path):
     # The prompt says left, the control goes right and is on throughout: on seeds 0 and 1 the critic finds the
     # ball and contradicts the prompt's direction (on some seeds it loses the ball and says unknown), so the word
