@@ -1477,6 +1477,63 @@ def test_a_size_step_next_to_the_clip_s_first_or_last_frames_is_morphing(at):
     assert (m.window.start_frame, m.window.end_frame) == (at - 1, at), m.window
 
 
+@pytest.mark.parametrize(("case", "state"), [("grown", "contradicted"), ("hidden", "supported"),
+                                             ("merged", "not contradicted"), ("twin stays", "not contradicted"),
+                                             ("twin leaves", "not contradicted"), ("grey", "not contradicted")])
+def test_a_partly_hidden_body_whose_box_steps_past_its_whole_size_grew(case, state):
+    """A red ball (radius 8 px) rolls right at 4 px a frame, whole over frames 0-17, then behind a low grey-blue
+    wall from column 100 on that hides its lower half, to the clip's end (frame 25). From frame 23, behind the wall:
+    ``grown``, it is drawn twice as large, and its blob (its top half) is about twice as wide as the whole ball,
+    at once and from then on: contradicted at the step (frames 22-23), which no other check sees (the frames
+    before the step show a part of it, and the clip never shows it whole again). ``hidden``: it only goes behind
+    the wall (a part of it, never more: supported). ``merged``: a blue ball of radius 12 rolls along beside it from
+    frame 23, one blob with it past the whole ball's width, the red area as before: a neighbour taken in, not the
+    body's size (not contradicted). A red ball like it, its colour growing with the blob: ``twin stays``, one a little
+    larger (radius 9) rolls along beside it from frame 23, half hidden too (the two halves' colour covers no more
+    than x1.3 of the whole ball's: not contradicted); ``twin leaves``, it is on top of it over frames 23-24 and gone in frame 25 (more of its colour
+    than the whole ball, but a body that grew would keep its size: not contradicted). ``grey``: a grey ball grown as in ``grown`` (grey is also the colour of shadows, whose area
+    cannot tell a growth from a merge: not contradicted)."""
+    t = 26
+    x = 20.0 + 4.0 * np.arange(t)
+    yy, xx = np.mgrid[0:80, 0:200]
+    wall = (yy >= 40) & (xx >= 100)
+    frames = np.full((t, 80, 200, 3), 150, np.uint8)
+    boxes, areas, centres = [], [], []
+    for k in range(t):
+        r = 16.0 if case == "grown" and k >= 23 else 8.0
+        if case == "grey" and k >= 23:
+            r = 16.0
+        ball = (xx - x[k]) ** 2 + (yy - 40) ** 2 <= r * r
+        frames[k][ball] = (60, 60, 60) if case == "grey" else (220, 40, 40)
+        blob = ball & ~wall
+        if (case == "twin stays" and k >= 23) or (case == "twin leaves" and k in (23, 24)):
+            twin = ((xx - x[k] - 16 * (case == "twin stays")) ** 2 + (yy - 40 + 15 * (case == "twin leaves")) ** 2
+                    <= (81 if case == "twin stays" else 64)) & ~ball
+            frames[k][twin] = (220, 40, 40)
+            blob |= twin & ~wall
+        if case == "merged" and k >= 23:
+            beside = ((xx - x[k] - 20) ** 2 + (yy - 40) ** 2 <= 144) & ~ball
+            frames[k][beside] = (40, 70, 220)
+            blob |= beside & ~wall
+        frames[k][wall] = (90, 110, 140)
+        ys, xs = np.nonzero(blob)
+        boxes.append([xs.min(), ys.min(), xs.max(), ys.max()])
+        areas.append(float(blob.sum()))
+        centres.append([xs.mean(), ys.mean()])
+    track = Track(subject="ball", identity=0, boxes_xyxy=np.array(boxes, float), centroid_px=np.array(centres),
+                  area_px=np.array(areas), visible=np.ones(t, bool), coasted=np.zeros(t, bool),
+                  touches_border=np.zeros(t, bool), times_s=np.arange(t) / 10.0,
+                  meta={"binding": {"by": "color", "candidates": 1, "confident": True}})
+    m = TrackMeasurer().run(MeasureOp(id="m", subject="ball", quantity="size_constancy"),
+                            OperationInputs(tracks={"ball": [track]}), context_from_arrays(frames, 10.0))
+    if state == "not contradicted":
+        assert m.state != "contradicted", m.measured
+    else:
+        assert m.state == state, (m.measured, m.reason)
+    if state == "contradicted":
+        assert (m.window.start_frame, m.window.end_frame) == (22, 23) and "past the size" in m.measured, m
+
+
 def test_a_doubtful_size_change_does_not_hide_a_real_one_elsewhere():
     """A red ball rolls right and is drawn at half its radius from frame 10 on. Late in the clip (from frame 40)
     its blob doubles while its colour does not (a merge the segmentation made): that larger change is doubtful,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from critic.specialists.base import unknown
+from critic.specialists.colour import ACHROMATIC_CHROMA
 from critic.specialists.kinematics import observed, runs, size_radius, stationary_runs
 from critic.specialists.measure.common import Tolerances, measurement
 from critic.specialists.measure.continuity import colour_pixels, subject_lab
@@ -31,6 +32,14 @@ def size_constancy(op: MeasureOp, track: Track, other: Track | None, video: Vide
         return measurement("contradicted", result.required or _requirement(tol),
                            f"its size steps x{ratio:.2f} in radius between frames {s} and {e}, box and area alike, "
                            f"in its own colour and shape, and holds on both sides", window=video.window(s, e),
+                           max_ratio=ratio)
+    past = _past_its_whole(track, video, tol)
+    if past is not None:
+        s, e, ratio = past
+        return measurement("contradicted", result.required or _requirement(tol),
+                           f"its box reaches x{ratio:.2f} past the size it shows whole, in one step between frames "
+                           f"{s} and {e} and still the frame after, its area and its own colour growing with it "
+                           "(a body partly hidden shows less of itself, never more)", window=video.window(s, e),
                            max_ratio=ratio)
     change = _resting_size_change(track, video, tol)
     if change is None:
@@ -186,6 +195,77 @@ def _size_step(track: Track, video: VideoContext, tol: Tolerances, side: int = 3
         if best is None or q > best[2]:
             best = (k - 1, k, q)
     return best
+
+
+def _past_its_whole(track: Track, video: VideoContext, tol: Tolerances, shape_band: tuple[float, float] = (1.25, 1.2),
+                    min_whole_px: float = 8.0) -> tuple[int, int, float] | None:
+    """A blob that shows more of the body than all of it: an occluder, the frame's edge or a background near its
+    colour only ever hide part of a body, so a box that steps past the body's whole size has a body that grew (a
+    move in depth is gradual). The whole size is the median box width and height over the frames the tracker shows
+    it in its usual shape (``_box_frames``' frames with aspect and fill within ``shape_band`` of their medians,
+    four or more), ``min_whole_px`` or more each. A step is from one measured frame to the next (observed, neither coasted, at the border, nor at
+    rest: the tracker holds a resting body's box): the box within x``tol.step_morph_ratio`` (``g``) of the whole
+    before it, then its width or height jumps by over ``g`` to over ``g`` times the whole's and
+    ``tol.min_change_px`` px more, its pixel area over the whole's, and it stays past the whole over every later
+    frame of its run of measured frames (one at least: a neighbour taken in and let go again was a merge). The
+    subject's own colour (a chromatic one: black, grey and white are also the colours of shadows and highlights)
+    grows with the blob (``_colour_confirms``) and covers over ``g`` times what it covered in the whole frames
+    (a blob merged with a neighbour or a shadow grows, the subject's colour does not). ``_size_step`` needs steady
+    frames on both sides of a step; this finds the step where the body is partly hidden before it and never shown
+    whole after it (``_box_size_constancy`` leaves out the frames of a part, whose shape is not the body's).
+    -> (last frame before, first frame past, the larger of the two extents' ratios to the whole's), or None."""
+    rs, ok, aspect, fill = _box_frames(track)
+    if ok.sum() < 4:
+        return None
+    ma, mf = np.nanmedian(aspect[ok]), np.nanmedian(fill[ok])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        whole = ok & (np.abs(np.log(aspect / ma)) < np.log(shape_band[0])) \
+            & (np.abs(np.log(fill / mf)) < np.log(shape_band[1]))
+    if whole.sum() < 4:
+        return None
+    b = track.boxes_xyxy
+    extent = np.stack([b[:, 2] - b[:, 0] + 1, b[:, 3] - b[:, 1] + 1], axis=1)  # (T, 2) width, height px
+    full = np.median(extent[whole], axis=0)
+    if float(full.min()) < min_whole_px:
+        return None  # a speck or a sliver: a pixel or two of its outline changes its box by a third
+    area = np.asarray(track.area_px, float)
+    seen = observed(track) & ~np.asarray(track.touches_border, bool) & ~np.asarray(track.coasted, bool) & (area > 0)
+    # at rest the tracker holds the body's box (the median background takes the body in): a held box measures nothing
+    for s, e in stationary_runs(track):
+        seen[s:e + 1] = False
+    g = tol.step_morph_ratio
+    for k in range(1, len(seen) - 1):
+        if not (seen[k - 1] and seen[k] and seen[k + 1]):
+            continue
+        past = extent[k] / full
+        axis = int(np.argmax(past))
+        if not (past[axis] > g and extent[k, axis] - full[axis] >= tol.min_change_px
+                and extent[k, axis] > g * extent[k - 1, axis] and float(np.max(extent[k - 1] / full)) <= g
+                and area[k] > float(np.median(area[whole]))):
+            continue
+        # a body that grew keeps its size: past the whole in every frame after the step that the tracker measures,
+        # up to the end of that run of frames (a neighbour taken in and let go again was a merge)
+        end = k
+        while end + 1 < len(seen) and seen[end + 1]:
+            end += 1
+        if not all(float(np.max(extent[j] / full)) > g for j in range(k + 1, end + 1)):
+            continue
+        # a black, grey or white body shares its colour with shadows, highlights and most surfaces: its colour's
+        # area cannot tell a body that grew from one that took in a shadow
+        lab = subject_lab(video, track, k - 1)
+        if lab is None or float(np.hypot(lab[1], lab[2])) < ACHROMATIC_CHROMA \
+                or not _colour_confirms(track, video, k - 1, k):
+            continue
+        # ... and its colour covers more than all of it did where it showed whole (the blob's box alone may have
+        # been cut short before the step by a background near its colour)
+        reach = 2.0 * float(np.sqrt(area[k] / np.pi)) + 2.0
+        now = colour_pixels(video, k, track.centroid_px[k], lab, reach)[0]
+        ks = np.flatnonzero(whole)
+        usual = np.median([colour_pixels(video, int(j), track.centroid_px[j], lab, reach)[0]
+                           for j in ks[np.linspace(0, len(ks) - 1, min(len(ks), 5)).round().astype(int)]])
+        if now > g * usual:
+            return k - 1, k, float(past[axis])
+    return None
 
 
 def _within(after: np.ndarray, before: np.ndarray, factor: float) -> bool:
