@@ -2,7 +2,9 @@
 
 Sizes are per-frame box radii (``kinematics.size_radius``) on reliable frames, levelled over three consecutive
 frames; a change must beat the morph ratio, the track's own segmentation noise and pixel quantisation, show in the
-blob's area as well as its box, and not be explained by a matching move of the floor-contact row (depth).
+blob's area as well as its box, and not be explained by a matching move of the floor-contact row (depth). A step
+from one frame to the next is judged on its own where steady frames lie on both sides of it, and where the body is
+partly hidden before it, against the body's whole size (a part of a body is never more than all of it).
 """
 
 from __future__ import annotations
@@ -22,7 +24,9 @@ def size_constancy(op: MeasureOp, track: Track, other: Track | None, video: Vide
     """Apparent size within x``tol.morph_ratio`` over any ``tol.morph_window_s`` (unknown where the change could
     be noise, a merge, a rotating box or a move in depth). The tracked blob's box is the instrument; where the
     subject rests, the tracker holds its box (a resting body is part of the median background), so there the
-    area of its own colour at its place is measured instead (``_resting_size_change``)."""
+    area of its own colour at its place is measured instead (``_resting_size_change``). A one-frame step is judged
+    where steady frames lie on both sides of it (``_size_step``) or where it takes a partly hidden body's box past
+    the body's whole size (``_past_its_whole``)."""
     result = _box_size_constancy(track, video, tol)
     if result.state == "contradicted":
         return result
