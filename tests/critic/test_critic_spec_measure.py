@@ -1490,9 +1490,10 @@ def test_a_partly_hidden_body_whose_box_steps_past_its_whole_size_grew(case, sta
     frame 23, one blob with it past the whole ball's width, the red area as before: a neighbour taken in, not the
     body's size (not contradicted). A red ball like it, its colour growing with the blob: ``twin stays``, one a little
     larger (radius 9) rolls along beside it from frame 23, half hidden too (the two halves' colour covers no more
-    than x1.3 of the whole ball's: not contradicted); ``twin leaves``, it is on top of it over frames 23-24 and gone in frame 25 (more of its colour
-    than the whole ball, but a body that grew would keep its size: not contradicted). ``grey``: a grey ball grown as in ``grown`` (grey is also the colour of shadows, whose area
-    cannot tell a growth from a merge: not contradicted)."""
+    than x1.3 of the whole ball's: not contradicted); ``twin leaves``, it is on top of it over frames 23-24 and gone
+    in frame 25 (more of its colour than the whole ball, but a body that grew would keep its size: not
+    contradicted). ``grey``: a grey ball grown as in ``grown`` (grey is also the colour of shadows, whose area cannot
+    tell a growth from a merge: not contradicted)."""
     t = 26
     x = 20.0 + 4.0 * np.arange(t)
     yy, xx = np.mgrid[0:80, 0:200]

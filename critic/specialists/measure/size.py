@@ -42,7 +42,7 @@ def size_constancy(op: MeasureOp, track: Track, other: Track | None, video: Vide
         s, e, ratio = past
         return measurement("contradicted", result.required or _requirement(tol),
                            f"its box reaches x{ratio:.2f} past the size it shows whole, in one step between frames "
-                           f"{s} and {e} and still the frame after, its area and its own colour growing with it "
+                           f"{s} and {e} and past it after, its area and its own colour growing with it "
                            "(a body partly hidden shows less of itself, never more)", window=video.window(s, e),
                            max_ratio=ratio)
     change = _resting_size_change(track, video, tol)
@@ -72,16 +72,22 @@ def _box_frames(track: Track) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nd
         return rs, ok, bw / bh, track.area_px / (bw * bh)
 
 
+def _usual_shape(ok: np.ndarray, aspect: np.ndarray, fill: np.ndarray) -> np.ndarray:
+    """Of the measurable frames ``ok`` (T,) bool, those where the blob keeps its usual shape: its box's ``aspect``
+    within x1.25 and ``fill`` within x1.2 of their medians over ``ok`` (a blob merged with a shadow or another object,
+    or partly hidden, changes shape; a swelling body keeps it). ``ok`` itself when it has under four frames."""
+    if ok.sum() < 4:
+        return ok
+    ma, mf = np.nanmedian(aspect[ok]), np.nanmedian(fill[ok])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return ok & (np.abs(np.log(aspect / ma)) < np.log(1.25)) & (np.abs(np.log(fill / mf)) < np.log(1.2))
+
+
 def _box_size_constancy(track: Track, video: VideoContext, tol: Tolerances) -> Measurement:
     """Size constancy measured on the tracked blob's box and area (see :func:`size_constancy`)."""
     req = _requirement(tol)
     rs, ok, aspect, fill = _box_frames(track)
-    # keep frames where the blob keeps its shape (aspect and fill of its box): a blob merged with a shadow,
-    # another object or partly occluded changes shape; a swelling object keeps it
-    if ok.sum() >= 4:
-        ma, mf = np.nanmedian(aspect[ok]), np.nanmedian(fill[ok])
-        with np.errstate(invalid="ignore", divide="ignore"):
-            ok &= (np.abs(np.log(aspect / ma)) < np.log(1.25)) & (np.abs(np.log(fill / mf)) < np.log(1.2))
+    ok = _usual_shape(ok, aspect, fill)
     if ok.sum() < 4:
         return unknown("fewer than 4 reliable frames", required=req)
     med = float(np.median(rs[ok]))
@@ -201,14 +207,14 @@ def _size_step(track: Track, video: VideoContext, tol: Tolerances, side: int = 3
     return best
 
 
-def _past_its_whole(track: Track, video: VideoContext, tol: Tolerances, shape_band: tuple[float, float] = (1.25, 1.2),
-                    min_whole_px: float = 8.0) -> tuple[int, int, float] | None:
+def _past_its_whole(track: Track, video: VideoContext, tol: Tolerances, min_whole_px: float = 8.0
+                    ) -> tuple[int, int, float] | None:
     """A blob that shows more of the body than all of it: an occluder, the frame's edge or a background near its
     colour only ever hide part of a body, so a box that steps past the body's whole size has a body that grew (a
     move in depth is gradual). The whole size is the median box width and height over the frames the tracker shows
-    it in its usual shape (``_box_frames``' frames with aspect and fill within ``shape_band`` of their medians,
-    four or more), ``min_whole_px`` or more each. A step is from one measured frame to the next (observed, neither coasted, at the border, nor at
-    rest: the tracker holds a resting body's box): the box within x``tol.step_morph_ratio`` (``g``) of the whole
+    it in its usual shape (``_usual_shape``, four frames or more), ``min_whole_px`` or more each. A step is from
+    one measured frame to the next (observed, neither coasted, at the border, nor at rest: the tracker holds a
+    resting body's box): the box within x``tol.step_morph_ratio`` (``g``) of the whole
     before it, then its width or height jumps by over ``g`` to over ``g`` times the whole's and
     ``tol.min_change_px`` px more, its pixel area over the whole's, and it stays past the whole over every later
     frame of its run of measured frames (one at least: a neighbour taken in and let go again was a merge). The
@@ -218,13 +224,8 @@ def _past_its_whole(track: Track, video: VideoContext, tol: Tolerances, shape_ba
     frames on both sides of a step; this finds the step where the body is partly hidden before it and never shown
     whole after it (``_box_size_constancy`` leaves out the frames of a part, whose shape is not the body's).
     -> (last frame before, first frame past, the larger of the two extents' ratios to the whole's), or None."""
-    rs, ok, aspect, fill = _box_frames(track)
-    if ok.sum() < 4:
-        return None
-    ma, mf = np.nanmedian(aspect[ok]), np.nanmedian(fill[ok])
-    with np.errstate(invalid="ignore", divide="ignore"):
-        whole = ok & (np.abs(np.log(aspect / ma)) < np.log(shape_band[0])) \
-            & (np.abs(np.log(fill / mf)) < np.log(shape_band[1]))
+    _, ok, aspect, fill = _box_frames(track)
+    whole = _usual_shape(ok, aspect, fill)
     if whole.sum() < 4:
         return None
     b = track.boxes_xyxy
