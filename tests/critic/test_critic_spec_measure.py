@@ -1365,6 +1365,21 @@ def _centred_track(xy: np.ndarray, half: float | np.ndarray, *, seen: np.ndarray
                  meta={"binding": {"by": by, "candidates": 1, "confident": True}})
 
 
+def _blob_track(blobs: list[np.ndarray], subject: str, meta: dict | None = None) -> Track:
+    """The track of ``subject`` whose blob in frame k is the mask ``blobs[k]`` (H, W) bool (none empty): its box,
+    pixel area and centroid, observed in every frame, 10 frames a second."""
+    boxes, areas, centres = [], [], []
+    for blob in blobs:
+        ys, xs = np.nonzero(blob)
+        boxes.append([xs.min(), ys.min(), xs.max(), ys.max()])
+        areas.append(float(blob.sum()))
+        centres.append([xs.mean(), ys.mean()])
+    t = len(blobs)
+    return Track(subject=subject, identity=0, boxes_xyxy=np.array(boxes, float), centroid_px=np.array(centres),
+                 area_px=np.array(areas), visible=np.ones(t, bool), coasted=np.zeros(t, bool),
+                 touches_border=np.zeros(t, bool), times_s=np.arange(t) / 10.0, meta=meta or {})
+
+
 def _rolling_ball_track(radii: np.ndarray, x: np.ndarray) -> Track:
     """A ball's track (centre row 40) whose blob has radius ``radii[k]`` px at column ``x[k]``."""
     return _centred_track(np.stack([x, np.full(len(x), 40.0)], 1), radii)
@@ -1440,19 +1455,14 @@ def test_a_size_step_of_a_turning_body_is_morphing(scale):
     x = 20.0 + 3.0 * np.arange(t)
     yy, xx = np.mgrid[0:80, 0:200]
     frames = np.full((t, 80, 200, 3), 150, np.uint8)
-    boxes, areas, centres = [], [], []
+    blobs = []
     for k in range(t):
         s = scale if k >= 15 else 1.0
         ax, ay = (7.0 * s, 4.0 * s) if k % 2 == 0 else (np.sqrt(28.0) * s,) * 2
         mask = ((xx - x[k]) / ax) ** 2 + ((yy - 40) / ay) ** 2 <= 1.0
         frames[k][mask] = (220, 40, 40)
-        ys, xs = np.nonzero(mask)
-        boxes.append([xs.min(), ys.min(), xs.max(), ys.max()])
-        areas.append(float(mask.sum()))
-        centres.append([xs.mean(), ys.mean()])
-    track = Track(subject="can", identity=0, boxes_xyxy=np.array(boxes, float), centroid_px=np.array(centres),
-                  area_px=np.array(areas), visible=np.ones(t, bool), coasted=np.zeros(t, bool),
-                  touches_border=np.zeros(t, bool), times_s=np.arange(t) / 10.0)
+        blobs.append(mask)
+    track = _blob_track(blobs, "can")
     m = TrackMeasurer().run(MeasureOp(id="m", subject="can", quantity="size_constancy"),
                             OperationInputs(tracks={"can": [track]}), context_from_arrays(frames, 10.0))
     if scale > 1:
@@ -1499,11 +1509,9 @@ def test_a_partly_hidden_body_whose_box_steps_past_its_whole_size_grew(case, sta
     yy, xx = np.mgrid[0:80, 0:200]
     wall = (yy >= 40) & (xx >= 100)
     frames = np.full((t, 80, 200, 3), 150, np.uint8)
-    boxes, areas, centres = [], [], []
+    blobs = []
     for k in range(t):
-        r = 16.0 if case == "grown" and k >= 23 else 8.0
-        if case == "grey" and k >= 23:
-            r = 16.0
+        r = 16.0 if case in ("grown", "grey") and k >= 23 else 8.0
         ball = (xx - x[k]) ** 2 + (yy - 40) ** 2 <= r * r
         frames[k][ball] = (60, 60, 60) if case == "grey" else (220, 40, 40)
         blob = ball & ~wall
@@ -1517,14 +1525,8 @@ def test_a_partly_hidden_body_whose_box_steps_past_its_whole_size_grew(case, sta
             frames[k][beside] = (40, 70, 220)
             blob |= beside & ~wall
         frames[k][wall] = (90, 110, 140)
-        ys, xs = np.nonzero(blob)
-        boxes.append([xs.min(), ys.min(), xs.max(), ys.max()])
-        areas.append(float(blob.sum()))
-        centres.append([xs.mean(), ys.mean()])
-    track = Track(subject="ball", identity=0, boxes_xyxy=np.array(boxes, float), centroid_px=np.array(centres),
-                  area_px=np.array(areas), visible=np.ones(t, bool), coasted=np.zeros(t, bool),
-                  touches_border=np.zeros(t, bool), times_s=np.arange(t) / 10.0,
-                  meta={"binding": {"by": "color", "candidates": 1, "confident": True}})
+        blobs.append(blob)
+    track = _blob_track(blobs, "ball", meta={"binding": {"by": "color", "candidates": 1, "confident": True}})
     m = TrackMeasurer().run(MeasureOp(id="m", subject="ball", quantity="size_constancy"),
                             OperationInputs(tracks={"ball": [track]}), context_from_arrays(frames, 10.0))
     if state == "not contradicted":

@@ -918,8 +918,6 @@ def absent_from_clip(op: MeasureOp, subject: SubjectSpec | None, video: VideoCon
     min_px = max(min_blob_px, int(np.ceil(min_blob_frac * video.frames.shape[1] * video.frames.shape[2])))
     palette = sorted({colours.canonical(c) for c in [*colours.REFERENCES, *colours.ACHROMATIC]})
     achromatic = colours.canonical(name) in colours.ACHROMATIC
-    # a white, grey or black body's shading runs over the lightness names (lit grey reads silver or white)
-    margin = np.inf if achromatic else name_margin
     other_names = [i for i, c in enumerate(palette) if c not in colours.shades_of(name) - {colours.canonical(name)}]
     # the hues whose bodies have rims of their own: every chromatic name but the missing one's and its shades (none
     # for a white, grey or black name, whose ``named`` costs are then not needed either)
@@ -934,9 +932,10 @@ def absent_from_clip(op: MeasureOp, subject: SubjectSpec | None, video: VideoCon
         # the prompt's rivals need it
         named = colours.colour_costs_of_lab(lab, palette) if rivals or not achromatic else None
         nearest = named.min(axis=1) if named is not None else None
-        if np.isfinite(margin):
-            # ... where the name's own finer shades do not compete with it: a teal ball is a green ball to many
-            fits &= costs[:, 0] <= named[:, other_names].min(axis=1) + margin
+        if not achromatic:
+            # ... where the name's own finer shades do not compete with it: a teal ball is a green ball to many (a
+            # white, grey or black body's shading runs over the lightness names: lit grey reads silver or white)
+            fits &= costs[:, 0] <= named[:, other_names].min(axis=1) + name_margin
         fits = fits.reshape(video.frames.shape[1:3]).astype(np.uint8)
         n, labels, stats, _ = cv2.connectedComponentsWithStats(fits, connectivity=8)
         big = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= min_px]

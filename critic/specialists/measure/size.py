@@ -259,7 +259,7 @@ def _past_its_whole(track: Track, video: VideoContext, tol: Tolerances, min_whol
         # area cannot tell a body that grew from one that took in a shadow
         lab = subject_lab(video, track, k - 1)
         if lab is None or float(np.hypot(lab[1], lab[2])) < ACHROMATIC_CHROMA \
-                or not _colour_confirms(track, video, k - 1, k):
+                or not _colour_confirms(track, video, k - 1, k, lab):
             continue
         # ... and its colour covers more than all of it did where it showed whole (the blob's box alone may have
         # been cut short before the step by a background near its colour)
@@ -393,12 +393,13 @@ def _size_change_doubt(track: Track, video: VideoContext, raw: np.ndarray, level
     return ""
 
 
-def _blob_and_own_colour(track: Track, video: VideoContext, k0: int, k1: int
+def _blob_and_own_colour(track: Track, video: VideoContext, k0: int, k1: int, lab: np.ndarray | None = None
                          ) -> tuple[float, float, float, float] | None:
     """The tracked blob's area at frames ``k0`` and ``k1`` and the count of pixels of the subject's own colour (as at
-    ``k0``) within two of the blob's larger radii (plus 2 px) of its centre at each: (a0, a1, c0, c1) px, or None
-    when the colour is unknown, a blob is empty or a count is under 4 pixels."""
-    lab = subject_lab(video, track, k0)
+    ``k0``: ``lab``, CIELAB (3,), when the caller has it, else ``subject_lab``) within two of the blob's larger radii
+    (plus 2 px) of its centre at each: (a0, a1, c0, c1) px, or None when the colour is unknown, a blob is empty or a
+    count is under 4 pixels."""
+    lab = subject_lab(video, track, k0) if lab is None else lab
     a0, a1 = float(track.area_px[k0]), float(track.area_px[k1])
     if lab is None or a0 <= 0 or a1 <= 0:
         return None
@@ -410,12 +411,12 @@ def _blob_and_own_colour(track: Track, video: VideoContext, k0: int, k1: int
     return a0, a1, float(c0), float(c1)
 
 
-def _colour_confirms(track: Track, video: VideoContext, k0: int, k1: int) -> bool:
-    """Does the subject's own colour (as at frame ``k0``) around its centre change area from ``k0`` to ``k1`` as
-    the tracked blob does (the same way, within a factor 1.3)? Then the body itself changed size; a blob merged with
-    or split from another body, or cut short by a background near the body's colour, leaves the colour's area as
-    it was."""
-    areas = _blob_and_own_colour(track, video, k0, k1)
+def _colour_confirms(track: Track, video: VideoContext, k0: int, k1: int, lab: np.ndarray | None = None) -> bool:
+    """Does the subject's own colour (as at frame ``k0``; ``lab`` when the caller has it) around its centre change
+    area from ``k0`` to ``k1`` as the tracked blob does (the same way, within a factor 1.3)? Then the body itself
+    changed size; a blob merged with or split from another body, or cut short by a background near the body's
+    colour, leaves the colour's area as it was."""
+    areas = _blob_and_own_colour(track, video, k0, k1, lab)
     if areas is None:
         return False
     a0, a1, c0, c1 = areas
