@@ -62,7 +62,9 @@ class Cost(_Frozen):
 
 class SubjectSpec(_Frozen):
     """A named subject as the planner declared it: ``"ball"`` with colour ``"blue"``, ``size`` ("small",
-    "large"), expected ``count`` and ``rigid`` (rigid subjects carry implicit obligations)."""
+    "large"), expected ``count`` and ``rigid`` (rigid subjects carry implicit obligations); ``at_rest``: the prompt
+    says it stays where it is over the clip ("a blue can stays where it is", "lies motionless"), which grounding
+    reads as a prior on the identities that can be it."""
 
     name: str
     noun: str
@@ -71,6 +73,7 @@ class SubjectSpec(_Frozen):
     count: int | None = None
     rigid: bool = True
     span: tuple[int, int] | None = None
+    at_rest: bool = False
 
     def is_group(self, prompt: str) -> bool:
         """Does the prompt name several instances of the subject: a count over one, or a plural noun in the

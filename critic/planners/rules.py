@@ -730,7 +730,8 @@ class RulesPlanner:
     def _still_around_motion(st: ParseState, cls: list[Clause]) -> None:
         """"Sits still" of a body the prompt also moves is not stillness over the whole clip. After its motion
         ("rolls to the right, then stays still") it is the rest that ends it: its check becomes ``rest``. Before
-        a motion ("stays still, then rolls away") no instrument window says until when: the judge answers it."""
+        a motion ("stays still, then rolls away") no instrument window says until when: the judge answers it.
+        A body that the prompt only holds still is marked ``at_rest`` (grounding's prior: it is no mover)."""
         b = st.builder
         events = [ev for clause in cls for ev in clause.events]
         for ev in events:
@@ -750,6 +751,10 @@ class RulesPlanner:
             ev.op = b.swap_op(ev.op, MeasureOp, "still: rest (the body also moves)",
                               **{**old.model_dump(exclude={"id", "op"}), "quantity": "rest"})
             ev.quantity = "rest"
+        for ev in events:
+            if ev.kind == "still" and ev.quantity == "still" and ev.op is not None and not ev.negated:
+                for subject in ev.subjects:
+                    b.update_subject(subject, at_rest=True)
 
     def _ellipsis(self, st: ParseState, prev: Clause, clause: Clause) -> None:
         """"The red ball lands before the blue one (does)": a clause after an order connective that names a new

@@ -10,7 +10,10 @@ Every singular subject of the plan ("the green ball", "a cylinder") is assigned 
   nouns (domino, plank, pole, ...) one at least 1.5 times longer than wide;
 * size: "small" / "large" want the smallest / largest candidate (log radius relative to the extremes);
 * motion and presence: objects the prompt talks about are mostly the ones that move and stay in view, so a
-  still or briefly seen identity costs a little more.
+  still or briefly seen identity costs a little more; a subject the prompt holds at rest over the clip
+  (``SubjectSpec.at_rest``: "a blue can stays where it is") is the other way round, and an identity that travels
+  costs it more (a body that stays where it is does not cross the picture; a mover of a near colour, a teal ball
+  on a blue floor, is no blue can).
 
 Each subject may also stay unbound (a dummy column at ``unbound_cost``). The binding of a subject is firm when the
 best assignment beats the best one that gives that subject any other identity (or none) by ``min_margin``, or when
@@ -103,6 +106,8 @@ class Weights:
     shape: float = 0.6
     size: float = 0.6
     still: float = 0.35
+    #: what an identity that travels costs a subject the prompt holds at rest (``SubjectSpec.at_rest``)
+    moving: float = 0.6
     unseen: float = 0.6
     tiny: float = 1.0
     max_colour_cost: float = 1.0
@@ -166,7 +171,8 @@ def cost_matrix(subjects: list[SubjectSpec], cands: list[Candidate], prompt: str
         feasible = radii[(cost[i] < FORBIDDEN) & ~(tiny & (not colours.known(s.color)))]
         for j, c in enumerate(cands):
             cost[i, j] += w.shape * shape_cost(s.noun, c) + w.size * size_cost(s.size, c, feasible)
-            cost[i, j] += w.still * (c.travel < w.min_travel_radii) + w.unseen * (1.0 - c.seen)
+            travels = c.travel >= w.min_travel_radii
+            cost[i, j] += (w.moving * travels if s.at_rest else w.still * (not travels)) + w.unseen * (1.0 - c.seen)
     return cost
 
 

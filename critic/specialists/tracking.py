@@ -918,7 +918,7 @@ class BackgroundGrounder:
     reused for every subject of the same clip (keyed by the clip's sha256)."""
 
     name = "background"
-    version = "18"
+    version = "19"
 
     def __init__(self, tracker: BackgroundTracker | None = None, min_visible_frac: float = 0.05,
                  weights: grounding.Weights | None = None, max_gap_s: float = 0.75, **tracker_kwargs: Any):
@@ -1088,14 +1088,22 @@ class BackgroundGrounder:
 def _one_of_colour(tracks: list[Track], subject: SubjectSpec, min_travel_radii: float = 1.5) -> Track:
     """The one track of a singular subject found by its colour alone among several blobs of that colour (a floor's
     checks, a wall, other bodies): the only one that moves (``min_travel_radii`` or more), bound firmly; else the
-    one seen longest (weighted by its size), bound not firmly: any of them may be the subject, or none."""
+    one seen longest (weighted by its size), bound not firmly: any of them may be the subject, or none. A subject the
+    prompt holds at rest (``SubjectSpec.at_rest``) is none of the movers: the one seen longest of the others, bound
+    not firmly (a mover of its colour is another body)."""
     movers = [tr for tr in tracks if travel_radii(tr) >= min_travel_radii]
-    if len(movers) == 1:
+    if len(movers) == 1 and not subject.at_rest:
         return _with_meta(movers[0], binding={**movers[0].meta["binding"], "candidates": len(tracks),
                                               "confident": True, "doubt": "", "only_mover": True})
-    best = max(tracks, key=lambda tr: int(tr.visible.sum()) * max(float(tr.radius_px), 0.0))
+    still = [tr for tr in tracks if travel_radii(tr) < min_travel_radii] if subject.at_rest else []
+    best = max(still or tracks, key=lambda tr: int(tr.visible.sum()) * max(float(tr.radius_px), 0.0))
     why = (f"{len(tracks)} blobs of its colour ({subject.color}), {'several' if movers else 'none'} of them "
-           f"moving: nothing tells which is the {subject.noun}")
+           f"moving: nothing tells which is the {subject.noun}") if not still else (
+        f"{len(tracks)} blobs of its colour ({subject.color}), {len(movers)} of them moving, which the prompt's "
+        f"{subject.noun} held at rest is not: nothing tells whether the still one is the {subject.noun}"
+        if len(still) == 1 else
+        f"{len(tracks)} blobs of its colour ({subject.color}), {len(still)} of them still: nothing tells which is "
+        f"the {subject.noun} the prompt holds at rest")
     return _with_meta(best, binding={**best.meta["binding"], "candidates": len(tracks), "confident": False,
                                      "doubt": why})
 

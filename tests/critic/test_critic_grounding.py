@@ -138,6 +138,42 @@ def test_a_lone_candidate_of_the_named_colour_is_firm_however_it_moves():
     assert members == [0] and evidence["confident"], evidence
 
 
+def test_a_subject_the_prompt_holds_at_rest_is_no_mover_of_a_near_colour():
+    """"A blue can stays where it is": a teal ball rolling across a blue floor is the only identity near blue, and
+    a subject that is not held at rest takes it; the can, held at rest, stays unbound (its colour is looked for
+    among the still parts of the picture instead). Of two identities alike in colour, the can takes the still one
+    and any other subject the mover."""
+    teal_blue = (10, 100, 130)  # a teal rolling over a blue floor: its blob reads between the two
+    mover = _cands([(teal_blue, 10, 3, (6, 6))])
+    can = SubjectSpec(name="blue_can", noun="can", color="blue")
+    assert grounding.ground_subjects([can], mover, "", {})["blue_can"][0] == [0]
+    held = can.model_copy(update={"at_rest": True})
+    assert grounding.ground_subjects([held], mover, "", {})["blue_can"][0] == []
+    w = grounding.Weights()
+    assert grounding.cost_matrix([held], mover, "")[0, 0] == pytest.approx(
+        grounding.cost_matrix([can], mover, "")[0, 0] + w.moving)
+    blue = (30, 60, 200)
+    both = _cands([(blue, 10, 3, (8, 8)), (blue, 120, 0, (8, 8))])
+    assert grounding.ground_subjects([held], both, "", {})["blue_can"][0] == [1]
+    assert grounding.ground_subjects([can], both, "", {})["blue_can"][0] == [0]
+
+
+def test_a_subject_held_at_rest_and_found_by_colour_alone_is_none_of_the_movers():
+    """Two orange blobs found by colour alone (no identity of the clip-wide tracking fitted the subject): "an orange
+    ball" is the only one that moves, firmly; "an orange ball sits still" is not that one (a brown ball thrown past
+    reads orange), but the still blob, and not firmly (it may be a patch of scenery)."""
+    from critic.specialists.tracking import _one_of_colour
+
+    mover = dataclasses.replace(_track(20, 10, 3), identity=0, meta={"binding": {"by": "color"}})
+    still = dataclasses.replace(_track(20, 120, 0), identity=1, meta={"binding": {"by": "color"}})
+    ball = SubjectSpec(name="orange_ball", noun="ball", color="orange")
+    one = _one_of_colour([mover, still], ball)
+    assert one.identity == 0 and one.meta["binding"]["confident"], one.meta
+    held = _one_of_colour([mover, still], ball.model_copy(update={"at_rest": True}))
+    assert held.identity == 1 and not held.meta["binding"]["confident"], held.meta
+    assert "held at rest" in held.meta["binding"]["doubt"], held.meta
+
+
 def test_a_colour_that_fits_no_track_binds_nothing():
     cands = _cands([((200, 30, 30), 10, 2, (8, 8))])
     bound = grounding.ground_subjects([SubjectSpec(name="green_ball", noun="ball", color="green")], cands, "", {})

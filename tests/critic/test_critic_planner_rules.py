@@ -563,6 +563,8 @@ def test_stillness_over_the_clip_is_not_coming_to_rest(prompt, quantity):
     found = {op.quantity if op.op == "measure" else op.op for ob in p.obligations
              if p.claim(ob.claim).kind == "explicit" for op in [p.op(ob.check)]} & {"still", "rest", "judge"}
     assert found == ({quantity} if quantity else set()), found
+    # only a body held still over the whole clip is declared at rest (grounding's prior: it is no mover)
+    assert [s.at_rest for s in p.subjects] == [quantity == "still"], p.subjects
 
 
 @pytest.mark.parametrize("prompt, noun, n", [
