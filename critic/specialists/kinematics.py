@@ -110,6 +110,11 @@ def velocity(track: Track) -> np.ndarray:
 
 #: the largest step (px) between two still frames taken for the outline snapping a pixel, not a move
 JITTER_PX = 1.0
+#: radii/s^2: the least downward acceleration of a fall that ends on the floor. Everyday bodies fall at 50-300 radii/s^2
+#: (g over their radius), a clip slowed four times at 3-20; a descent slower than a fall from rest at this rate (over
+#: ``drop`` radii it takes ``sqrt(2 drop / MIN_FALL_ACCEL_RADII)`` s) never fell: a body rolling toward the camera
+#: creeps down the picture, and where it pauses it has landed on nothing
+MIN_FALL_ACCEL_RADII = 5.0
 
 
 def top_of_rise(y: np.ndarray, ok: np.ndarray, k: int) -> int:
@@ -289,6 +294,10 @@ def floor_contacts(track: Track, *, min_drop_radii: float = 0.75, min_rebound_ra
                 while j0 > landed_at and dy[j0 - 1] > 0:
                     j0 -= 1
                 drop = (y[k] - y[j0]) / r
+                if axis == 1 and drop >= min_drop_radii and not _fell(tt, y, j0, k, r, min_drop_radii):
+                    # a creep down the picture, slower than any fall (``MIN_FALL_ACCEL_RADII``): no contact
+                    k += 1
+                    continue
                 j1 = k
                 while j1 < len(dy) and dy[j1] < 0:
                     j1 += 1
@@ -354,6 +363,18 @@ def floor_contacts(track: Track, *, min_drop_radii: float = 0.75, min_rebound_ra
                     continue
             k += 1
     return out
+
+
+def _fell(tt: np.ndarray, y: np.ndarray, j0: int, k: int, r: float, min_drop_radii: float) -> bool:
+    """Does the descent from ``j0`` to ``k`` (``y`` px down the picture at times ``tt`` s) end in a fall: does its last
+    stretch that comes down ``min_drop_radii`` or more (``r`` px a radius; the fastest part of a fall, which gathers
+    speed to the end) take no longer than a fall from rest at ``MIN_FALL_ACCEL_RADII`` over that height? A body that
+    rolls toward the camera and then off an edge has crept before it fell."""
+    for j in range(k - 1, j0 - 1, -1):
+        drop = (y[k] - y[j]) / r
+        if drop >= min_drop_radii:
+            return bool(tt[k] - tt[j] <= np.sqrt(2.0 * drop / MIN_FALL_ACCEL_RADII))
+    return False
 
 
 @_per_track

@@ -1929,6 +1929,32 @@ def test_a_frame_lost_just_before_the_landing_does_not_hide_it():
     assert floor_contacts(track(True, switched=True)) == []
 
 
+def test_a_body_that_creeps_down_the_picture_lands_on_nothing():
+    """A ball (radius 8 px, 12 fps) rolls along the floor toward the camera: its centre creeps down the picture 0.5 px
+    a frame for 16 frames (1 radius in 1.3 s) and stops as it meets a wall. No fall covers that height in that time:
+    no landing. The same ball rolling so for 10 frames and then off an edge, falling 3 radii from rest, lands where the
+    fall ends; so does a ball dropped from rest in a clip slowed four times (g over its radius, 200 radii/s^2, 16
+    times less)."""
+    from critic.specialists.kinematics import floor_contacts
+
+    t, fps, r = 24, 12.0, 8.0
+    times = np.arange(t) / fps
+
+    def track(y: np.ndarray) -> Track:
+        at = np.stack([np.linspace(200.0, 40.0, t), y], 1)
+        return Track(subject="ball", identity=0, boxes_xyxy=np.concatenate([at - r, at + r], 1), centroid_px=at,
+                     area_px=np.full(t, np.pi * r * r), visible=np.ones(t, bool), coasted=np.zeros(t, bool),
+                     touches_border=np.zeros(t, bool), times_s=times)
+
+    creep = 120.0 + 0.5 * np.minimum(np.arange(t), 16)
+    assert floor_contacts(track(creep)) == []
+    fall_s = np.clip(times - times[10], 0.0, None)
+    off_edge = 120.0 + 0.5 * np.minimum(np.arange(t), 10) + np.minimum(0.5 * 200.0 * r * fall_s ** 2, 3.0 * r)
+    assert [(c.kind, c.frame) for c in floor_contacts(track(off_edge))] == [("land", 12)]
+    slowed = 40.0 + np.minimum(0.5 * (200.0 / 16) * r * times ** 2, 5.0 * r)
+    assert [c.kind for c in floor_contacts(track(slowed))] == ["land"]
+
+
 def test_a_rebound_out_of_the_top_of_the_picture_rose_higher_than_its_drop():
     """A ball let go from rest near the top of the view (centre at row 12, radius 5 px) bounces off the floor with
     more speed than it hit it (restitution 1.35): its rebound carries it out of the top of the picture and it falls
