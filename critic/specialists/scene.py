@@ -12,9 +12,10 @@ bodies were moving across it, named by the prompt or not, bound to a track or no
 prompt never names (a ball pasted into the clip half-way, an object painted out of it), and a body that stays still
 for half the clip or more is taken into the median background, so this check looks at the picture itself: a place
 whose colour holds steady for a few frames, then changes in one frame to another colour that holds steady again.
-A body arrives at a place by moving there (the pixels around it change in the frames before, and as it settles);
-an in-place change of a compact, body-sized region with nothing moving around it is a body that appeared or
-vanished. What is not a body is left alone: captions (letters: thin strokes, several at once, or a row), a change
+A body arrives at a place by moving there (the pixels around it change in the frames before, and as it settles;
+within reach, those that show its colour change however little: over a background near its own colour it moves
+all but unseen); an in-place change of a compact, body-sized region with nothing moving around it is a body that
+appeared or vanished. What is not a body is left alone: captions (letters: thin strokes, several at once, or a row), a change
 of the whole picture (a cut, a light, a camera that moves), regions touching the frame's border (a body coming in).
 In the clip's first and last frames a place is steady for as many frames as the clip shows (two at least): a body
 seen for the clip's first two frames and gone in place at the third vanished, unless what is around its place goes
@@ -93,7 +94,7 @@ class SceneChangeDetector:
     """
 
     name = "scene_change"
-    version = "4"
+    version = "5"
 
     def __init__(self, grid_side: int = 160, step_delta_e: float = 25.0, stable_delta_e: float = 8.0,
                  before_s: float = 0.15, after_s: float = 0.15, min_steady_frames: int = 4, min_area_px: int = 12,
@@ -288,14 +289,14 @@ class SceneChangeDetector:
         stats = _region_stats(labels, count)
         regions = [i for i in range(1, count) if self.min_area <= stats[i, 4] <= self.max_area_frac * h * w]
         if len(regions) == 1:
-            found = self._body_change(video, lab, moved, t, before, after, scale, labels, stats, regions[0],
+            found = self._body_change(video, lab, moved, loose, t, before, after, scale, labels, stats, regions[0],
                                       labels == regions[0], settled)
             return [found] if found is not None else []
         if len(regions) == 2:
             # a body at rest that is at rest somewhere else one frame later: each place passes with the other's
             # change not counted as motion around it, one emptied and one filled by a body alike (colour and size)
             both = (labels == regions[0]) | (labels == regions[1])
-            pair = [self._body_change(video, lab, moved, t, before, after, scale, labels, stats, i, both, settled)
+            pair = [self._body_change(video, lab, moved, loose, t, before, after, scale, labels, stats, i, both, settled)
                     for i in regions]
             if all(f is not None for f in pair) and {f.change for f in pair} == {"appears", "vanishes"}:
                 a, b = pair
@@ -306,14 +307,14 @@ class SceneChangeDetector:
             # not one body jumping: each change alone, the other counted as motion around it (a body that
             # vanishes in place while another moves elsewhere in the picture vanished all the same)
             for i in regions:
-                found = self._body_change(video, lab, moved, t, before, after, scale, labels, stats, i, labels == i,
+                found = self._body_change(video, lab, moved, loose, t, before, after, scale, labels, stats, i, labels == i,
                                           settled)
                 if found is not None:
                     return [found]
         return []  # none, or more changes than one body and one other: a caption's letters, a row of changes
 
-    def _body_change(self, video: VideoContext, lab: np.ndarray, moved: np.ndarray, t: int, before: int,
-                     after: int, scale: float, labels: np.ndarray, stats: np.ndarray, i: int,
+    def _body_change(self, video: VideoContext, lab: np.ndarray, moved: np.ndarray, loose: np.ndarray, t: int,
+                     before: int, after: int, scale: float, labels: np.ndarray, stats: np.ndarray, i: int,
                      own: np.ndarray, settled: bool = True) -> BodyChange | None:
         """Region ``i`` of ``labels`` as a body that appears or vanishes in place at frame ``t`` (the tests of the
         module docstring), or None; ``own``: the pixels whose change is not motion around it (the region, or the
@@ -352,7 +353,9 @@ class SceneChangeDetector:
         # before (one that leaves fast shows it at its new place just after): a body as big of its colour moving
         # within reach just then is where it came from, or went; another body moving nearby, of another colour, is not
         body = np.median(region_now if appears else region_was, axis=0)
-        moved_near = (as_it | just_before)[nearby]
+        # (where the place changed at all, ``loose``: a body moving over a background near its own colour, a yellow
+        # cylinder falling past an olive wall, changes it by less than ``step`` until it reaches the floor)
+        moved_near = (loose[t - 1] | loose[t - 2] if t >= 2 else loose[t - 1])[nearby]
         shown = np.zeros(moved_near.shape, bool)  # within reach, where the body's colour shows on the other side
         for k in ((t - 1, t - 2) if appears else (t, t - 1)):
             shown |= norm_last_axis(lab[max(k, 0)][nearby] - body) < self.step

@@ -118,6 +118,20 @@ def test_a_body_that_moves_in_and_stops_is_no_appearance():
     assert check(scene(rolling)).state == "supported"
 
 
+def test_a_body_that_falls_past_a_wall_of_near_its_colour_is_no_appearance():
+    """A yellow cylinder falls down an olive wall (delta E 14 between them: under the step that counts as motion)
+    and, between two frames at 10 fps, from the wall onto the grey floor, where it rests: on the wall it changed the
+    picture only faintly, but it did, where its colour shows, within reach of where it lands. It arrived by moving
+    there; it did not appear."""
+    olive, yellow = (150, 130, 25), (180, 158, 28)
+
+    def fall(f, k):
+        f[: H // 2] = olive
+        y = 10 + 4 * k if k < 10 else 72  # its top: down the wall to row 46, then resting on the floor from frame 10
+        cv2.rectangle(f, (60, y), (70, y + 12), yellow, -1)
+    assert check(scene(fall)).state == "supported"
+
+
 def test_a_fast_body_that_lands_in_one_frame_is_no_appearance():
     """At 10 fps a dropped cube covers several of its sizes between two frames: its old place empties within reach
     as its new one fills."""
