@@ -15,8 +15,9 @@ whose colour holds steady for a few frames, then changes in one frame to another
 A body arrives at a place by moving there (the pixels around it change in the frames before, and as it settles;
 within reach, those that show its colour change however little: over a background near its own colour it moves
 all but unseen); an in-place change of a compact, body-sized region with nothing moving around it is a body that
-appeared or vanished. What is not a body is left alone: captions (letters: thin strokes, several at once, or a row), a change
-of the whole picture (a cut, a light, a camera that moves), regions touching the frame's border (a body coming in).
+appeared or vanished. What is not a body is left alone: captions (letters: thin strokes, several at once, or a row),
+a change of the whole picture (a cut, a light, a camera that moves), regions touching the frame's border (a body
+coming in).
 In the clip's first and last frames a place is steady for as many frames as the clip shows (two at least): a body
 seen for the clip's first two frames and gone in place at the third vanished, unless what is around its place goes
 on moving after (a body let go from rest barely moves in its first frames). Where two places change at once and are
@@ -296,8 +297,8 @@ class SceneChangeDetector:
             # a body at rest that is at rest somewhere else one frame later: each place passes with the other's
             # change not counted as motion around it, one emptied and one filled by a body alike (colour and size)
             both = (labels == regions[0]) | (labels == regions[1])
-            pair = [self._body_change(video, lab, moved, loose, t, before, after, scale, labels, stats, i, both, settled)
-                    for i in regions]
+            pair = [self._body_change(video, lab, moved, loose, t, before, after, scale, labels, stats, i, both,
+                                      settled) for i in regions]
             if all(f is not None for f in pair) and {f.change for f in pair} == {"appears", "vanishes"}:
                 a, b = pair
                 alike = (max(a.area_px, b.area_px) <= 2 * min(a.area_px, b.area_px)
@@ -307,8 +308,8 @@ class SceneChangeDetector:
             # not one body jumping: each change alone, the other counted as motion around it (a body that
             # vanishes in place while another moves elsewhere in the picture vanished all the same)
             for i in regions:
-                found = self._body_change(video, lab, moved, loose, t, before, after, scale, labels, stats, i, labels == i,
-                                          settled)
+                found = self._body_change(video, lab, moved, loose, t, before, after, scale, labels, stats, i,
+                                          labels == i, settled)
                 if found is not None:
                     return [found]
         return []  # none, or more changes than one body and one other: a caption's letters, a row of changes

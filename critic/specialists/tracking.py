@@ -1091,19 +1091,21 @@ def _one_of_colour(tracks: list[Track], subject: SubjectSpec, min_travel_radii: 
     one seen longest (weighted by its size), bound not firmly: any of them may be the subject, or none. A subject the
     prompt holds at rest (``SubjectSpec.at_rest``) is none of the movers: the one seen longest of the others, bound
     not firmly (a mover of its colour is another body)."""
-    movers = [tr for tr in tracks if travel_radii(tr) >= min_travel_radii]
+    moves = [travel_radii(tr) >= min_travel_radii for tr in tracks]
+    movers = [tr for tr, m in zip(tracks, moves) if m]
     if len(movers) == 1 and not subject.at_rest:
         return _with_meta(movers[0], binding={**movers[0].meta["binding"], "candidates": len(tracks),
                                               "confident": True, "doubt": "", "only_mover": True})
-    still = [tr for tr in tracks if travel_radii(tr) < min_travel_radii] if subject.at_rest else []
+    still = [tr for tr, m in zip(tracks, moves) if not m] if subject.at_rest else []
     best = max(still or tracks, key=lambda tr: int(tr.visible.sum()) * max(float(tr.radius_px), 0.0))
-    why = (f"{len(tracks)} blobs of its colour ({subject.color}), {'several' if movers else 'none'} of them "
-           f"moving: nothing tells which is the {subject.noun}") if not still else (
-        f"{len(tracks)} blobs of its colour ({subject.color}), {len(movers)} of them moving, which the prompt's "
-        f"{subject.noun} held at rest is not: nothing tells whether the still one is the {subject.noun}"
-        if len(still) == 1 else
-        f"{len(tracks)} blobs of its colour ({subject.color}), {len(still)} of them still: nothing tells which is "
-        f"the {subject.noun} the prompt holds at rest")
+    blobs = f"{len(tracks)} blobs of its colour ({subject.color})"
+    if not still:
+        why = f"{blobs}, {'several' if movers else 'none'} of them moving: nothing tells which is the {subject.noun}"
+    elif len(still) == 1:
+        why = (f"{blobs}, {len(movers)} of them moving, which the prompt's {subject.noun} held at rest is not: "
+               f"nothing tells whether the still one is the {subject.noun}")
+    else:
+        why = f"{blobs}, {len(still)} of them still: nothing tells which is the {subject.noun} the prompt holds at rest"
     return _with_meta(best, binding={**best.meta["binding"], "candidates": len(tracks), "confident": False,
                                      "doubt": why})
 
