@@ -314,6 +314,14 @@ def floor_contacts(track: Track, *, min_drop_radii: float = 0.75, min_rebound_ra
                         up += 1
                     if flat > k and (y[k] - y[up]) / r >= clear_rebound_radii:
                         j1, rebound = up, (y[k] - y[up]) / r
+                if (rebound >= min_rebound_radii and j1 == k + 1 and j1 < len(dy) and dy[j1] > 0.05 * r
+                        and _blob_changed_for_one_frame(track, ok, s + k)):
+                    # a blob that takes in a neighbour for one frame (or loses part of itself to one) moves its
+                    # centre by the merge and back: a turn of one step out of that frame, down again at once after
+                    # it, is the merge undone, not a rebound (a body that bounces rises for more than the one frame
+                    # after it meets the floor; at the clip's end the rise it began is not seen)
+                    k += 1
+                    continue
                 if drop >= min_drop_radii:
                     kind = "bounce" if rebound >= min_rebound_radii else "land"
                     if kind == "land" and axis == 1:
@@ -363,6 +371,16 @@ def floor_contacts(track: Track, *, min_drop_radii: float = 0.75, min_rebound_ra
                     continue
             k += 1
     return out
+
+
+def _blob_changed_for_one_frame(track: Track, seen: np.ndarray, frame: int) -> bool:
+    """Is the blob at ``frame`` unlike (:func:`areas_alike`) the blobs seen on both frames beside it, while those two
+    are alike: a one-frame merge with a neighbour (or a one-frame loss of part of the body)? ``seen`` (T,) bool: the
+    frames the subject is observed on."""
+    if frame < 1 or frame + 1 >= len(seen) or not (seen[frame - 1] and seen[frame] and seen[frame + 1]):
+        return False
+    before, here, after = (float(track.area_px[f]) for f in (frame - 1, frame, frame + 1))
+    return areas_alike(before, after) and not areas_alike(here, before) and not areas_alike(here, after)
 
 
 def _fell(tt: np.ndarray, y: np.ndarray, j0: int, k: int, r: float, min_drop_radii: float) -> bool:

@@ -354,9 +354,10 @@ def _open_ahead(video: VideoContext, track: Track, s: int, lead: int, heading: n
     """Is the way ahead of the subject where it stops at frame ``s`` open, as it was along its way there? The
     patch just ahead of its box (half a radius across, three quarters of a radius beyond its leading side along
     ``heading``, (2,) image axes) at ``s`` looks like (mean CIELAB within ``max_delta_e``) the patch ahead of it in
-    one of the ``lead`` frames before: the floor or far wall it rolled toward. A wall, a step or a body it stopped
-    against shows there instead, and a stop against something that does not move is no stop without a cause (the
-    picture does not tell a wall from an edge of the floor's pattern, so a stop at anything new ahead is not judged).
+    half or more of the ``lead`` frames before: the floor or far wall it rolled toward. A wall, a step or a body it
+    stopped against shows there instead, and a stop against something that does not move is no stop without a cause
+    (the picture does not tell a wall from an edge of the floor's pattern, so a stop at anything new ahead is not
+    judged).
     A patch outside the picture cannot be read: then the way is not known to be open."""
     h, w = video.frames.shape[1:3]
     unit = heading / max(float(np.linalg.norm(heading)), 1e-9)
@@ -376,7 +377,10 @@ def _open_ahead(video: VideoContext, track: Track, s: int, lead: int, heading: n
     if at_stop is None:
         return False
     before = [a for a in (ahead(k) for k in range(s - lead, s)) if a is not None]
-    return any(float(np.linalg.norm(at_stop - a)) <= max_delta_e for a in before)
+    # in half of those frames or more: a body that covers much of its radius in a frame (a low frame rate) has the
+    # wall it stops against ahead of it already in the frame before it meets it, and that one frame shows no way open
+    alike = sum(float(np.linalg.norm(at_stop - a)) <= max_delta_e for a in before)
+    return bool(before) and 2 * alike >= len(before)
 
 
 def _restarts(track: Track, video: VideoContext, r: float, lead_frames: int = 4, min_arrival_radii: float = 1.0,
@@ -543,7 +547,8 @@ def _held_frames(track: Track, video: VideoContext, r: float, min_step_radii: fl
 def permanence(op: MeasureOp, track: Track, other: Track | None, video: VideoContext, tol: Tolerances) -> Measurement:
     """Seen until it leaves the frame, is occluded (by ``other`` or anything in front of its place) or the clip
     ends: a gap or an early end of the track, at full size away from the border, with its place emptied,
-    is a vanishing."""
+    is a vanishing. A gap across which the track shows unlike colours (``_unlike_across``) joins two bodies, and
+    says nothing of either (unknown, when no other gap is a vanishing)."""
     req = "persists: no vanishing without an occluder or leaving the frame"
     if not np.asarray(track.visible, bool).any():
         return unknown("never seen", required=req)
@@ -560,7 +565,7 @@ def permanence(op: MeasureOp, track: Track, other: Track | None, video: VideoCon
     t_count = video.num_frames
     h, w = video.frames.shape[1:3]
     med_area = float(np.median(track.area_px[ok]))
-    events = []
+    events, unlike = [], []
     # gaps inside the track and the end of the track
     ends = [(int(e), int(s)) for e, s in zip(idx[:-1], idx[1:]) if s - e > max(3, int(0.2 * video.fps))]
     if idx[-1] < t_count - 1 - max(2, int(0.1 * video.fps)):
@@ -587,7 +592,15 @@ def permanence(op: MeasureOp, track: Track, other: Track | None, video: VideoCon
             continue  # its colour is still there, next to where it was going: the tracker lost it
         if back < t_count and _back_on_its_path(track, last, back, r):
             continue  # it comes back where its motion would have taken it: it passed behind something
+        if back < t_count and _unlike_across(video, track, last, back):
+            unlike.append((last, back))  # the track joins two bodies here: which one vanished is not known
+            continue
         events.append((last, min(back, t_count - 1)))
+    if not events and unlike:
+        a, b = unlike[0]
+        return unknown(f"lost in open view after frame {a} and found again at frame {b}, but the body found again "
+                       f"does not look like the one lost (its colour over {UNLIKE_DELTA_E:g} delta E apart): the track "
+                       "may join two bodies", required=req)
     if events:
         a, b = events[0]
         what = "vanishes" if b >= t_count - 1 else f"vanishes and reappears at frame {b}"
@@ -595,6 +608,20 @@ def permanence(op: MeasureOp, track: Track, other: Track | None, video: VideoCon
                            f"{what} in open view after frame {a} (full size, away from the border)",
                            window=video.window(a, b), events=events)
     return measurement("supported", req, "seen until it leaves the frame, is occluded or the clip ends")
+
+
+#: how far (CIELAB delta E) a body's colour on either side of a gap in its track may be apart and be one body's: a
+#: body keeps its colour while it is lost (lighting changes it a little); two blobs joined need not share it
+UNLIKE_DELTA_E = 25.0
+
+
+def _unlike_across(video: VideoContext, track: Track, last: int, back: int,
+                   max_delta_e: float = UNLIKE_DELTA_E) -> bool:
+    """Does the subject seen at frame ``back``, after a gap in its track, look unlike itself at frame ``last``, before
+    the gap (:func:`subject_lab`, CIELAB over ``max_delta_e`` apart)? One body lost and found keeps its colour; a
+    track the tracker joined from two blobs (a ghost where a body rests later, then the body) need not."""
+    before, after = subject_lab(video, track, last), subject_lab(video, track, back)
+    return before is not None and after is not None and float(np.linalg.norm(before - after)) > max_delta_e
 
 
 def _specks(track: Track, speck_share: float = 0.2, step_share: float = 0.35) -> np.ndarray:
@@ -873,7 +900,7 @@ def absent_from_clip(op: MeasureOp, subject: SubjectSpec | None, video: VideoCon
                      prompt: str = "", max_colour_cost: float = 1.0, min_blob_px: int = 4,
                      min_blob_frac: float = MIN_AREA_FRAC, frames: int = 12, min_frames_seen: int = 2,
                      rim_px: int = 2, clear_cost: float = 0.35, clear_chroma: float = 30.0,
-                     name_margin: float = 0.25) -> Measurement:
+                     name_margin: float = 0.25, min_resolved_px: int = 12) -> Measurement:
     """A named subject that no track found: is it in the clip at all? Only its colour name can say so without a
     track: when no blob of at least ``min_blob_px`` pixels of the name (within ``max_colour_cost`` of it, about one
     colour-name step, and about as near it as to any other name: below) shows in ``min_frames_seen`` of ``frames``
@@ -907,7 +934,13 @@ def absent_from_clip(op: MeasureOp, subject: SubjectSpec | None, video: VideoCon
     a beige wall has a purple rim whether the prompt names the block or not), when it is a seam: nowhere 2 x
     ``rim_px`` pixels thick (the blend reaches ``rim_px`` into each side). Black, grey and white bodies have no
     rims of their own here, since every body's shading runs into them, and a white, grey or black name looks for
-    none."""
+    none.
+
+    Absence is read at the clip's scale: where the smallest of the other chromatic bodies the prompt names shows in
+    blobs (median over the frames it is seen in) under ``min_resolved_px`` pixels (a disc about 2 px in radius), a
+    body of its size may keep no pixel of its own colour (coded video keeps colour at half resolution, and a little
+    shading or hiding takes the rest), and a body not found is unknown, not absent (bodies a pixel or two in radius
+    on a 64 x 64 frame)."""
     req = "persists: nothing appears from nowhere, nothing vanishes without an occluder or leaving the frame"
     name = subject.color if subject is not None else None
     if subject is None or not colours.known(name) or (subject.count or 1) > 1:
@@ -924,6 +957,9 @@ def absent_from_clip(op: MeasureOp, subject: SubjectSpec | None, video: VideoCon
     others = [] if achromatic else [i for i, c in enumerate(palette)
                                     if c not in colours.shades_of(name) and c not in colours.ACHROMATIC]
     seen: list[tuple[int, int]] = []  # (frame, largest blob px) where a blob of the colour shows
+    # the other chromatic bodies the prompt names: the largest blob of each in each frame (px), for the clip's scale
+    chromatic = [i for i, c in enumerate(rivals) if colours.canonical(c) not in colours.ACHROMATIC]
+    rival_px: dict[int, list[int]] = {i: [] for i in chromatic}
     for k in picks:
         lab = colours.rgb_to_lab(video.frames[int(k)].reshape(-1, 3))  # (H*W, 3), converted once per frame
         costs = colours.colour_costs_of_lab(lab, [name, *rivals])  # (H*W, 1 + rivals)
@@ -936,6 +972,13 @@ def absent_from_clip(op: MeasureOp, subject: SubjectSpec | None, video: VideoCon
             # ... where the name's own finer shades do not compete with it: a teal ball is a green ball to many (a
             # white, grey or black body's shading runs over the lightness names: lit grey reads silver or white)
             fits &= costs[:, 0] <= named[:, other_names].min(axis=1) + name_margin
+        for i in chromatic:
+            theirs = (costs[:, 1 + i] <= max_colour_cost) & (costs[:, 1 + i] <= costs.min(axis=1)) \
+                & (costs[:, 1 + i] <= nearest + name_margin)
+            n_r, _, stats_r, _ = cv2.connectedComponentsWithStats(
+                theirs.reshape(video.frames.shape[1:3]).astype(np.uint8), connectivity=8)
+            if n_r > 1:
+                rival_px[i].append(int(stats_r[1:, cv2.CC_STAT_AREA].max()))
         fits = fits.reshape(video.frames.shape[1:3]).astype(np.uint8)
         n, labels, stats, _ = cv2.connectedComponentsWithStats(fits, connectivity=8)
         big = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= min_px]
@@ -969,6 +1012,13 @@ def absent_from_clip(op: MeasureOp, subject: SubjectSpec | None, video: VideoCon
             k0, px = seen[0]
             return unknown(f"'{op.subject}' was not tracked, but a {name} blob of {px} px shows in frame {k0} "
                            f"(and in {len(seen) - 1} more of {len(picks)} frames): it may be there", required=req)
+    # the scale of the clip's bodies: the smallest of the other named bodies, as its blob shows in most frames it is
+    # seen in; a body that small may show none of its colour, and the missing one may be no larger
+    scales = [float(np.median(px)) for px in rival_px.values() if len(px) >= min_frames_seen]
+    if scales and min(scales) < min_resolved_px:
+        return unknown(f"no {name} blob of {min_px} px or more in {min_frames_seen} of {len(picks)} frames, but the "
+                       f"other bodies the prompt names show in as few as {min(scales):.0f} px: a {subject.noun} of "
+                       "their size may show in too few pixels to be found", required=req)
     flicker = (f" (a {name} blob in frame {seen[0][0]} only: a flicker, not a body that stays)" if seen else "")
     return measurement("contradicted", req, f"no {name} blob of {min_px} px or more (beyond the rims of other "
                        f"colours) in {min_frames_seen} of "

@@ -55,12 +55,7 @@ def free_fall(op: MeasureOp, track: Track, other: Track | None, video: VideoCont
     if pushed is not None:
         s, e = pushed["frames"]
         flight = next(((a, b) for a, b in _airborne_runs(track, ok & ~cut, r) if a <= s and e <= b), (s, e))
-        return measurement("contradicted", req,
-                           f"released without sideways speed, it drifts {pushed['drift_radii']:+.1f} radii sideways "
-                           f"while falling {pushed['drop_radii']:.1f}, speeding up: a = "
-                           f"{pushed['sideways_accel_radii_s2']:.0f} radii/s^2 sideways against "
-                           f"{pushed['accel_radii_s2']:.0f} down over frames {s}-{e} (gravity pulls down only)",
-                           window=video.window(*flight), **values)
+        return measurement("contradicted", req, _sideways_push_text(pushed), window=video.window(*flight), **values)
     if not segments:
         short = _short_fall(track, ok & ~cut, r)
         if short is not None:
@@ -208,43 +203,92 @@ def _accel_standard_error(t: np.ndarray, rms: float) -> float:
     return float(sigma * np.sqrt(np.linalg.inv(design.T @ design)[2, 2]))
 
 
-def _sideways(track: Track, s: int, e: int, r: float) -> dict[str, float]:
+def _sideways(track: Track, s: int, e: int, r: float) -> dict[str, float | bool]:
     """The sideways motion of frames ``s..e`` of an airborne run, for :func:`_pushed_sideways`: the image x of the
     centre fitted as ``x0 + v0 t + (a/2) t^2`` (``sideways_v0_radii_s``, ``sideways_accel_radii_s2``, the fit's rms
     ``sideways_rms_radii``), the run's duration ``duration_s``, the centre's net ``drift_radii`` (x right) and
-    ``drop_radii`` (y down), and how far the box's bottom comes down (``bottom_drop_radii``)."""
+    ``drop_radii`` (y down), how far the box's bottom comes down (``bottom_drop_radii``), how far the centre's x
+    strays from the straight line between its ends (``bow_radii``), the blob's median area over the last third of the
+    run over the first third's (``area_trend``) and whether two straight paths fit x as well as the parabola
+    (``kinked``, :func:`_kinked`)."""
     x = track.centroid_px[s:e + 1, 0]
     a, v0, rms = quadratic_motion(track.times_s[s:e + 1], x)
     bottom = track.boxes_xyxy[s:e + 1, 3]
+    area = np.asarray(track.area_px[s:e + 1], float)
+    third = max(len(area) // 3, 1)
+    chord = np.interp(track.times_s[s:e + 1], track.times_s[[s, e]], x[[0, -1]])
     return {"sideways_accel_radii_s2": a / r, "sideways_v0_radii_s": v0 / r,
             "sideways_rms_radii": rms / r, "duration_s": float(track.times_s[e] - track.times_s[s]),
             "drift_radii": float(x[-1] - x[0]) / r,
             "drop_radii": float(track.centroid_px[e, 1] - track.centroid_px[s, 1]) / r,
-            "bottom_drop_radii": float(bottom[-1] - bottom[0]) / r}
+            "bottom_drop_radii": float(bottom[-1] - bottom[0]) / r,
+            "bow_radii": float(np.abs(x - chord).max()) / r,
+            "area_trend": float(np.median(area[-third:]) / max(float(np.median(area[:third])), 1.0)),
+            "kinked": _kinked(track.times_s[s:e + 1], x, rms)}
+
+
+def _kinked(t: np.ndarray, x: np.ndarray, parabola_rms: float, min_side: int = 3) -> bool:
+    """Does the path ``x`` (px) at times ``t`` (s) fit two straight lines that meet at one of its frames (a knock:
+    a wall, a body) at least as closely as it fits the parabola whose rms is ``parabola_rms`` px? A body pushed
+    all the way bends its path evenly; one knocked keeps a straight path on either side of the knock."""
+    n = len(x)
+    best = np.inf
+    for k in range(min_side - 1, n - min_side + 1):
+        sse = 0.0
+        for part in (slice(0, k + 1), slice(k, n)):
+            coef = np.polyfit(t[part], x[part], 1)
+            sse += float(np.sum((x[part] - np.polyval(coef, t[part])) ** 2))
+        best = min(best, np.sqrt(sse / (n + 1)))  # n + 1 residuals: both lines take the frame they meet at
+    return bool(best <= parabola_rms)
 
 
 def _pushed_sideways(segments: list[dict], min_ratio: float, min_push_radii: float = 1.5,
-                     max_rms_radii: float = 0.25) -> dict | None:
-    """The first fitted airborne run in which a body that starts without sideways speed gains it: gravity pulls
-    straight down, so a body let go from rest falls straight, and one that drifts sideways faster and faster is
-    pushed by a force that is not gravity. The run must be a fall (down one radius or more, its box's bottom too:
-    a body toppling over about a corner that stays put swings its centre sideways as well), accelerate down
-    (over ``SLOW_MOTION_ACCEL_RADII``), drift sideways along a smooth parabola (fit rms under ``max_rms_radii``
-    radii: a knock against a wall is a kink, not a curve) by ``min_push_radii`` or more from the sideways
-    acceleration, at least twice what its starting sideways speed accounts for, with a sideways acceleration of
+                     max_rms_radii: float = 0.25, max_area_ratio: float = 1.3) -> dict | None:
+    """The first fitted airborne run in which a body's sideways speed changes: gravity pulls straight down, so a body
+    let go from rest falls straight, a body thrown keeps the sideways speed it was thrown with, and one whose
+    sideways speed grows or shrinks in flight is pushed by a force that is not gravity. The run must accelerate down
+    (over ``SLOW_MOTION_ACCEL_RADII``) and move sideways along a smooth parabola (fit rms under ``max_rms_radii``
+    radii), by ``min_push_radii`` or more from its sideways acceleration, with a sideways acceleration of
     ``min_ratio`` or more of the downward one (a body falling off the camera's axis drifts a little in a camera
-    pitched down, always a small share of the fall). A throw starts with its sideways speed and is not judged
-    here."""
+    pitched down, always a small share of the fall); and it must be either
+
+    * let go without sideways speed (at least twice as much drift from the acceleration as from its starting
+      sideways speed) and a fall (down one radius or more, its box's bottom too: a body toppling over about a corner
+      that stays put swings its centre sideways as well) that drifts ``min_push_radii`` or more in fact; or
+    * thrown, on a bent path: not two straight paths that meet (a knock against a wall, :func:`_kinked`), bowed from
+      the straight line between its ends by half what the fitted acceleration gives or more (the fit's curve is in
+      the path, not in its wobble), at one apparent size (its area over the last third of the run within
+      x``max_area_ratio`` of the first third's: a body flying toward or away from the camera is seen to drift
+      sideways faster or slower by perspective alone)."""
     for seg in segments:
         t = seg["duration_s"]
         push = 0.5 * abs(seg["sideways_accel_radii_s2"]) * t * t
         coast = abs(seg["sideways_v0_radii_s"]) * t
-        if (seg["accel_radii_s2"] >= SLOW_MOTION_ACCEL_RADII and seg["drop_radii"] >= 1.0
-                and seg["bottom_drop_radii"] >= 1.0 and seg["sideways_rms_radii"] <= max_rms_radii
-                and push >= min_push_radii and coast <= 0.5 * push
+        released = (coast <= 0.5 * push and seg["drop_radii"] >= 1.0 and seg["bottom_drop_radii"] >= 1.0
+                    and abs(seg["drift_radii"]) >= min_push_radii)
+        # (a parabola bows from the straight line between its ends by a quarter of its acceleration's push: half of
+        # that seen at least, so the fit's curve is in the path and not made by its wobble)
+        thrown = (not seg["kinked"] and 1.0 / max_area_ratio <= seg["area_trend"] <= max_area_ratio
+                  and seg["bow_radii"] >= max(push / 8.0, 0.25))
+        if (seg["accel_radii_s2"] >= SLOW_MOTION_ACCEL_RADII and (released or thrown)
+                and seg["sideways_rms_radii"] <= max_rms_radii and push >= min_push_radii
                 and abs(seg["sideways_accel_radii_s2"]) >= min_ratio * seg["accel_radii_s2"]):
             return seg
     return None
+
+
+def _sideways_push_text(seg: dict) -> str:
+    """What a run found by :func:`_pushed_sideways` shows, in words."""
+    s, e = seg["frames"]
+    force = (f"a = {seg['sideways_accel_radii_s2']:.0f} radii/s^2 sideways against {seg['accel_radii_s2']:.0f} down "
+             f"over frames {s}-{e} (gravity pulls down only)")
+    t = seg["duration_s"]
+    if abs(seg["sideways_v0_radii_s"]) * t <= 0.25 * abs(seg["sideways_accel_radii_s2"]) * t * t:
+        return (f"released without sideways speed, it drifts {seg['drift_radii']:+.1f} radii sideways while falling "
+                f"{seg['drop_radii']:.1f}, speeding up: {force}")
+    v1 = seg["sideways_v0_radii_s"] + seg["sideways_accel_radii_s2"] * t
+    return (f"in flight at one apparent size, its sideways speed goes from {seg['sideways_v0_radii_s']:+.1f} to "
+            f"{v1:+.1f} radii/s (x right): {force}")
 
 
 def _short_fall(track: Track, free: np.ndarray, r: float, min_frames: int = 3, min_drop_radii: float = 1.0,
@@ -573,7 +617,8 @@ def _hover_runs(track: Track, contacts: list[Contact], floor: float | None,
 
 def support(op: MeasureOp, track: Track, other: Track | None, video: VideoContext, tol: Tolerances) -> Measurement:
     """At rest only when supported: no stationary run in mid-air above a level it had landed on, no pause in a
-    flight, no rise from rest with nothing launching it, and no airborne run that accelerates upward."""
+    flight, no rise from rest with nothing launching it, and no airborne run that accelerates upward or sideways
+    (:func:`_pushed_sideways`)."""
     req = "at rest only when supported (no hovering without contact)"
     if video.sanity.likely_slow_motion:
         return unknown("likely slow motion: a slowed apex looks like a pause, so hovering is not judged",
@@ -601,13 +646,20 @@ def support(op: MeasureOp, track: Track, other: Track | None, video: VideoContex
         return measurement("contradicted", req, what, window=video.window(s, e), stationary_runs=still)
     # in flight, whatever the prompt says of it (thrown, flying, bouncing): nothing holds a body up that speeds up
     # upward with no contact (the free-fall check's own test, on every airborne run of the subject)
-    pushed_up = _pushes_up(track, _airborne_segments(track, contacts, still, r)[0], r)
+    segments = _airborne_segments(track, contacts, still, r)[0]
+    pushed_up = _pushes_up(track, segments, r)
     if pushed_up:
         seg = pushed_up[0]
         s, e = seg["frames"]
         return measurement("contradicted", req, f"in flight with nothing holding it, it accelerates upward: a = "
                            f"{-seg['accel_radii_s2']:.1f} radii/s^2 up over frames {s}-{e}",
                            window=video.window(s, e), stationary_runs=still)
+    # ... nor sideways (the free-fall check's own test, for a body the prompt throws rather than drops)
+    pushed = _pushed_sideways(segments, tol.sideways_accel_ratio)
+    if pushed is not None:
+        s, e = pushed["frames"]
+        return measurement("contradicted", req, _sideways_push_text(pushed), window=video.window(s, e),
+                           stationary_runs=still)
     if hov:
         s, e = hov[0]
         height = _height_above(track, s, e, contacts, floor_row_of(track))
