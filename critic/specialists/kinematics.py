@@ -264,7 +264,8 @@ def floor_contacts(track: Track, *, min_drop_radii: float = 0.75, min_rebound_ra
     twentieth of a radius, or on the floor under a quarter of the step before it (a body that lands and rolls on
     toward the camera goes on down the picture, slowly). After a drop of ``clear_drop_radii`` or more, a rebound may
     begin after up to ``max_flat`` frames that stay at the contact row (within a twentieth of a radius a step) when it
-    then rises ``clear_rebound_radii`` or more (jitter at a landing does not)."""
+    then rises ``clear_rebound_radii`` or more (jitter at a landing does not). A rise of one frame out of a frame whose
+    blob took in a neighbour (:func:`_blob_changed_for_one_frame`), down again at once, is no contact."""
     r = radius(track)
     if not np.isfinite(r):
         return []
