@@ -51,7 +51,7 @@ def free_fall(op: MeasureOp, track: Track, other: Track | None, video: VideoCont
         return measurement("contradicted", req,
                            f"stationary in mid-air for {track.times_s[e] - track.times_s[s]:.2f} s, {where} "
                            "(a = 0 while unsupported)", window=video.window(s, e), **values)
-    pushed = _pushed_sideways(segments, tol.sideways_accel_ratio)
+    pushed = _pushed_sideways(track, segments, tol.sideways_accel_ratio)
     if pushed is not None:
         s, e = pushed["frames"]
         flight = next(((a, b) for a, b in _airborne_runs(track, ok & ~cut, r) if a <= s and e <= b), (s, e))
@@ -203,14 +203,13 @@ def _accel_standard_error(t: np.ndarray, rms: float) -> float:
     return float(sigma * np.sqrt(np.linalg.inv(design.T @ design)[2, 2]))
 
 
-def _sideways(track: Track, s: int, e: int, r: float) -> dict[str, float | bool]:
+def _sideways(track: Track, s: int, e: int, r: float) -> dict[str, float]:
     """The sideways motion of frames ``s..e`` of an airborne run, for :func:`_pushed_sideways`: the image x of the
     centre fitted as ``x0 + v0 t + (a/2) t^2`` (``sideways_v0_radii_s``, ``sideways_accel_radii_s2``, the fit's rms
     ``sideways_rms_radii``), the run's duration ``duration_s``, the centre's net ``drift_radii`` (x right) and
     ``drop_radii`` (y down), how far the box's bottom comes down (``bottom_drop_radii``), how far the centre's x
     strays from the straight line between its ends (``bow_radii``), the blob's median area over the last third of the
-    run over the first third's (``area_trend``) and whether two straight paths fit x as well as the parabola
-    (``kinked``, :func:`_kinked`)."""
+    run over the first third's (``area_trend``)."""
     x = track.centroid_px[s:e + 1, 0]
     a, v0, rms = quadratic_motion(track.times_s[s:e + 1], x)
     bottom = track.boxes_xyxy[s:e + 1, 3]
@@ -223,14 +222,16 @@ def _sideways(track: Track, s: int, e: int, r: float) -> dict[str, float | bool]
             "drop_radii": float(track.centroid_px[e, 1] - track.centroid_px[s, 1]) / r,
             "bottom_drop_radii": float(bottom[-1] - bottom[0]) / r,
             "bow_radii": float(np.abs(x - chord).max()) / r,
-            "area_trend": float(np.median(area[-third:]) / max(float(np.median(area[:third])), 1.0)),
-            "kinked": _kinked(track.times_s[s:e + 1], x, rms)}
+            "area_trend": float(np.median(area[-third:]) / max(float(np.median(area[:third])), 1.0))}
 
 
-def _kinked(t: np.ndarray, x: np.ndarray, parabola_rms: float, min_side: int = 3) -> bool:
-    """Does the path ``x`` (px) at times ``t`` (s) fit two straight lines that meet at one of its frames (a knock:
-    a wall, a body) at least as closely as it fits the parabola whose rms is ``parabola_rms`` px? A body pushed
-    all the way bends its path evenly; one knocked keeps a straight path on either side of the knock."""
+def _kinked(track: Track, s: int, e: int, min_side: int = 3) -> bool:
+    """Does the image x of the subject's centre over frames ``s..e`` fit two straight lines that meet at one of its
+    frames (a knock: a wall, a body) at least as closely as it fits a parabola? A body pushed all the way bends its
+    path evenly; one knocked keeps a straight path on either side of the knock. (One fit per frame: asked only of a
+    run that passes every other test of :func:`_pushed_sideways`.)"""
+    t, x = track.times_s[s:e + 1], track.centroid_px[s:e + 1, 0]
+    parabola_rms = quadratic_motion(t, x)[2]
     n = len(x)
     best = np.inf
     for k in range(min_side - 1, n - min_side + 1):
@@ -242,7 +243,7 @@ def _kinked(t: np.ndarray, x: np.ndarray, parabola_rms: float, min_side: int = 3
     return bool(best <= parabola_rms)
 
 
-def _pushed_sideways(segments: list[dict], min_ratio: float, min_push_radii: float = 1.5,
+def _pushed_sideways(track: Track, segments: list[dict], min_ratio: float, min_push_radii: float = 1.5,
                      max_rms_radii: float = 0.25, max_area_ratio: float = 1.3) -> dict | None:
     """The first fitted airborne run in which a body's sideways speed changes: gravity pulls straight down, so a body
     let go from rest falls straight, a body thrown keeps the sideways speed it was thrown with, and one whose
@@ -259,21 +260,24 @@ def _pushed_sideways(segments: list[dict], min_ratio: float, min_push_radii: flo
       the straight line between its ends by half what the fitted acceleration gives or more (the fit's curve is in
       the path, not in its wobble), at one apparent size (its area over the last third of the run within
       x``max_area_ratio`` of the first third's: a body flying toward or away from the camera is seen to drift
-      sideways faster or slower by perspective alone)."""
+      sideways faster or slower by perspective alone).
+
+    -> the run's ``segments`` entry, with ``released`` (which of the two it is), or None."""
     for seg in segments:
         t = seg["duration_s"]
         push = 0.5 * abs(seg["sideways_accel_radii_s2"]) * t * t
         coast = abs(seg["sideways_v0_radii_s"]) * t
         released = (coast <= 0.5 * push and seg["drop_radii"] >= 1.0 and seg["bottom_drop_radii"] >= 1.0
                     and abs(seg["drift_radii"]) >= min_push_radii)
+        strong = abs(seg["sideways_accel_radii_s2"]) >= min_ratio * seg["accel_radii_s2"]
+        if not (seg["accel_radii_s2"] >= SLOW_MOTION_ACCEL_RADII and seg["sideways_rms_radii"] <= max_rms_radii
+                and push >= min_push_radii and strong):
+            continue
         # (a parabola bows from the straight line between its ends by a quarter of its acceleration's push: half of
-        # that seen at least, so the fit's curve is in the path and not made by its wobble)
-        thrown = (not seg["kinked"] and 1.0 / max_area_ratio <= seg["area_trend"] <= max_area_ratio
-                  and seg["bow_radii"] >= max(push / 8.0, 0.25))
-        if (seg["accel_radii_s2"] >= SLOW_MOTION_ACCEL_RADII and (released or thrown)
-                and seg["sideways_rms_radii"] <= max_rms_radii and push >= min_push_radii
-                and abs(seg["sideways_accel_radii_s2"]) >= min_ratio * seg["accel_radii_s2"]):
-            return seg
+        # that seen at least, so the fit's curve is in the path and not made by its wobble; the two-line fit last)
+        if released or (1.0 / max_area_ratio <= seg["area_trend"] <= max_area_ratio
+                        and seg["bow_radii"] >= max(push / 8.0, 0.25) and not _kinked(track, *seg["frames"])):
+            return {**seg, "released": released}
     return None
 
 
@@ -282,11 +286,10 @@ def _sideways_push_text(seg: dict) -> str:
     s, e = seg["frames"]
     force = (f"a = {seg['sideways_accel_radii_s2']:.0f} radii/s^2 sideways against {seg['accel_radii_s2']:.0f} down "
              f"over frames {s}-{e} (gravity pulls down only)")
-    t = seg["duration_s"]
-    if abs(seg["sideways_v0_radii_s"]) * t <= 0.25 * abs(seg["sideways_accel_radii_s2"]) * t * t:
+    if seg["released"]:
         return (f"released without sideways speed, it drifts {seg['drift_radii']:+.1f} radii sideways while falling "
                 f"{seg['drop_radii']:.1f}, speeding up: {force}")
-    v1 = seg["sideways_v0_radii_s"] + seg["sideways_accel_radii_s2"] * t
+    v1 = seg["sideways_v0_radii_s"] + seg["sideways_accel_radii_s2"] * seg["duration_s"]
     return (f"in flight at one apparent size, its sideways speed goes from {seg['sideways_v0_radii_s']:+.1f} to "
             f"{v1:+.1f} radii/s (x right): {force}")
 
@@ -655,7 +658,7 @@ def support(op: MeasureOp, track: Track, other: Track | None, video: VideoContex
                            f"{-seg['accel_radii_s2']:.1f} radii/s^2 up over frames {s}-{e}",
                            window=video.window(s, e), stationary_runs=still)
     # ... nor sideways (the free-fall check's own test, for a body the prompt throws rather than drops)
-    pushed = _pushed_sideways(segments, tol.sideways_accel_ratio)
+    pushed = _pushed_sideways(track, segments, tol.sideways_accel_ratio)
     if pushed is not None:
         s, e = pushed["frames"]
         return measurement("contradicted", req, _sideways_push_text(pushed), window=video.window(s, e),
