@@ -27,13 +27,15 @@ benchmarks/critic.py):
    plan's subjects are assigned to identities one to one on a cost from CIELAB colour names (``colour``), shape
    and size priors of the noun, motion and presence; plural subjects take the remaining identities of their
    colour (or the movers). A named colour that no moving identity has is looked for by colour alone (an object
-   that never moves is part of the median background), and a named subject's track that begins late in open view
-   is taken back to the clip's start by the colour track that rested where it began (a body held by the median
-   background while it rested is found by the motion only once it leaves, and at first only in part); a singular
-   subject found by colour alone among several blobs of its colour takes the only one that moves, else it is not
-   firm; last, a singular subject still unfound takes the one tracklet of its colour seen in exactly the clip's first
-   two frames or its last two (``at_clip_edge``: tracklets shorter than ``min_track_frames`` are dropped, but a body
-   that vanishes at the third frame shows no more);
+   that never moves is part of the median background), but not in the body another subject named in another colour
+   is firmly bound to, where the blob's colour fits that subject's name as well (``_anothers_body``: colour ranges
+   overlap, and a brown ball is no orange cube), and a named
+   subject's track that begins late in open view is taken back to the clip's start by the colour track that rested
+   where it began (a body held by the median background while it rested is found by the motion only once it leaves,
+   and at first only in part); a singular subject found by colour alone among several blobs of its colour takes
+   the only one that moves, else it is not firm; last, a singular subject still unfound takes the one tracklet of
+   its colour seen in exactly the clip's first two frames or its last two (``at_clip_edge``: tracklets shorter than
+   ``min_track_frames`` are dropped, but a body that vanishes at the third frame shows no more);
 5. binding evidence: each bound track records in ``meta["binding"]`` how it was found (colour, shape/size or
    motion), how many identities fit within the decision margin and whether the binding is firm. A binding
    whose assignment wins by under the margin, rests on motion and presence alone on a still blob, or whose
@@ -918,7 +920,7 @@ class BackgroundGrounder:
     reused for every subject of the same clip (keyed by the clip's sha256)."""
 
     name = "background"
-    version = "19"
+    version = "21"
 
     def __init__(self, tracker: BackgroundTracker | None = None, min_visible_frac: float = 0.05,
                  weights: grounding.Weights | None = None, max_gap_s: float = 0.75, **tracker_kwargs: Any):
@@ -1048,10 +1050,16 @@ class BackgroundGrounder:
                 not any(c.travel >= self.weights.min_travel_radii for c in cands) and not colours.known(subject.color):
             tracks = [_with_meta(tr, binding={**tr.meta["binding"], "by": "any"}) for tr in tracks]
         named = bool(subject.color and subject.color.lower() in COLOR_RANGES)
+        # the bodies the prompt's other subjects of other colours are bound to: a colour range that takes in one of
+        # them (a brown ball read as orange) has found that subject, not this one
+        others = [(cands[j].track, inputs.subjects[name].color) for name, (picks, ev) in bound.items()
+                  if name != subject.name and ev.get("confident") and _named_apart(inputs.subjects.get(name), subject)
+                  for j in picks]
         if named and not tracks:
             # a named object that never moves is part of the background: find it by its colour
-            tracks = bind_subject(self._color_tracking(video, subject.color), subject, plural=plural,
-                                  max_gap=self.max_gap_frames(video))
+            by_colour = self._color_tracking(video, subject.color)
+            tracks = bind_subject(by_colour, subject, plural=plural, max_gap=self.max_gap_frames(video))
+            tracks = [tr for tr in tracks if not _anothers_body(tr, _mean_rgb(by_colour, tr), subject, others)]
             if not plural and len(tracks) > 1:
                 one = _one_of_colour(tracks, subject)
                 if not one.meta["binding"]["confident"]:
@@ -1067,7 +1075,8 @@ class BackgroundGrounder:
             # last, a body of its colour seen only in the clip's first two frames or its last two: one that vanishes
             # in place at the third frame (or appears at the last but one) shows no more than that
             edge = [tr for tr in result.edge_tracks
-                    if bool(color_matches(result.colors_rgb[tr.identity][None], subject.color)[0])]
+                    if bool(color_matches(result.colors_rgb[tr.identity][None], subject.color)[0])
+                    and not _anothers_body(tr, result.colors_rgb[tr.identity], subject, others)]
             # a blob much smaller than the largest of them (under 0.35 of its radius) is a speck, no body
             edge = [tr for tr in edge if tr.radius_px >= 0.35 * max(t.radius_px for t in edge)]
             if len(edge) == 1:
@@ -1083,6 +1092,48 @@ class BackgroundGrounder:
 
         return [finished(tr, rivals if not (tr.meta.get("binding") or {}).get("confident", True) else ())
                 for tr in tracks]
+
+
+def _named_apart(other: SubjectSpec | None, subject: SubjectSpec) -> bool:
+    """Whether the prompt names ``other`` in a colour of its own, not ``subject``'s nor one of its shades."""
+    if other is None or not colours.known(other.color) or not colours.known(subject.color):
+        return False
+    return colours.canonical(other.color) not in colours.shades_of(subject.color) and \
+        colours.canonical(subject.color) not in colours.shades_of(other.color)
+
+
+def _mean_rgb(result: TrackingResult, track: Track) -> np.ndarray:
+    """(3,) RGB: the mean colour of the tracklets of ``result`` that ``track`` was stitched from."""
+    ids = (track.meta or {}).get("tracklets", [track.identity])
+    parts = [result.colors_rgb[i] for i in ids if i in result.colors_rgb]
+    return np.mean(parts, axis=0) if parts else np.full(3, np.nan)
+
+
+def _anothers_body(track: Track, rgb: np.ndarray, subject: SubjectSpec, others: list[tuple[Track, str]]) -> bool:
+    """Whether ``track`` (mean colour ``rgb``), found by ``subject``'s colour range, is the body one of ``others``
+    ((its track, its named colour): the other subjects named in other colours, as bound) is: it follows that body
+    (``_same_body``) and its colour fits that subject's name at least as well as ``subject``'s. A blob that takes in
+    two touching bodies overlaps both, but its colour is the one of the body it is found by."""
+    if not others or not np.isfinite(rgb).all():
+        return False
+    own = float(colours.colour_cost(rgb[None], subject.color)[0])
+    return any(_same_body(track, o) and float(colours.colour_cost(rgb[None], colour)[0]) <= own for o, colour in others)
+
+
+def _same_body(track: Track, other: Track, min_iou: float = 0.3, min_share: float = 0.8) -> bool:
+    """Whether ``track`` follows the body ``other`` follows: in ``min_share`` of the frames both are seen in (three at
+    least) their boxes overlap by ``min_iou`` or more (intersection over union). Two bodies that touch for a while
+    overlap then, not over most of the frames both are seen in."""
+    both = np.asarray(track.visible, bool) & np.asarray(other.visible, bool)
+    if both.sum() < 3:
+        return False
+    a, b = np.asarray(track.boxes_xyxy, float)[both], np.asarray(other.boxes_xyxy, float)[both]
+    w = np.clip(np.minimum(a[:, 2], b[:, 2]) - np.maximum(a[:, 0], b[:, 0]), 0.0, None)
+    h = np.clip(np.minimum(a[:, 3], b[:, 3]) - np.maximum(a[:, 1], b[:, 1]), 0.0, None)
+    inter = w * h
+    union = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1]) + (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1]) - inter
+    iou = inter / np.maximum(union, 1e-9)
+    return float((iou >= min_iou).mean()) >= min_share
 
 
 def _one_of_colour(tracks: list[Track], subject: SubjectSpec, min_travel_radii: float = 1.5) -> Track:

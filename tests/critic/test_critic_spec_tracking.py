@@ -10,9 +10,9 @@ import cv2
 import numpy as np
 import pytest
 
-from critic.specialists.tracking import (BackgroundGrounder, BackgroundTracker, _share_true, _Tracklet, bind_subject,
-                                       color_matches, floor_row, frame_median, opened)
-from critic.types import GroundOp, OperationInputs, SubjectSpec
+from critic.specialists.tracking import (BackgroundGrounder, BackgroundTracker, _anothers_body, _share_true, _Tracklet,
+                                       bind_subject, color_matches, floor_row, frame_median, opened)
+from critic.types import GroundOp, OperationInputs, SubjectSpec, Track
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import synthetic as S  # noqa: E402
@@ -137,6 +137,46 @@ def test_a_singular_subject_among_several_still_blobs_of_its_colour_is_not_bound
     assert len(tracks) == 1 and tracks[0].meta["binding"]["confident"]
 
 
+def test_a_colour_range_that_takes_in_another_named_body_has_not_found_the_subject():
+    """A brown ball (120, 60, 25: in the HSV ranges of both brown and orange) drops in front of a grey wall. "An
+    orange cube" found by its colour alone would be the brown ball: where the prompt names the brown ball too, that
+    body is the brown ball's, and the cube is not found (its absence is then judged by the pixels); where the
+    prompt names no brown ball, the orange-looking ball is the cube's one candidate, as before."""
+    t_count = 24
+    xy, _ = S.bounce_path(np.arange(t_count) / S.FPS, x0=50.0, y0=20.0, vx=25.0, e=0.55)
+    ball = S.Ball(xy=xy, radius=np.full(t_count, S.RADIUS), visible=np.ones(t_count, bool), color=(120, 60, 25))
+    frames = S.draw(np.full((S.H, S.W, 3), 170, np.uint8), [ball], t_count)
+    video = S.Synthetic(frames=frames, fps=S.FPS, audio=None, audio_rate_hz=S.AUDIO_RATE, balls={"ball": ball},
+                        contacts_s=[]).context()
+    cube = SubjectSpec(name="orange_cube", noun="cube", color="orange")
+    brown = SubjectSpec(name="brown_ball", noun="ball", color="brown")
+    grounder = BackgroundGrounder()
+    both = OperationInputs(subjects={"brown_ball": brown, "orange_cube": cube},
+                           prompt="A brown ball drops. An orange cube is there too.")
+    assert len(grounder.run(GroundOp(id="b", subject="brown_ball"), both, video)) == 1
+    assert grounder.run(GroundOp(id="c", subject="orange_cube"), both, video) == []
+    alone = OperationInputs(subjects={"orange_cube": cube}, prompt="An orange cube is there.")
+    assert len(grounder.run(GroundOp(id="c", subject="orange_cube"), alone, video)) == 1
+
+
+def test_a_blob_over_two_touching_bodies_is_the_body_of_the_colour_it_was_found_by():
+    """A white ball rests against a pink one, and the motion tracker's blob for the pink ball takes in both: the
+    white colour range's blob overlaps it in every frame, but its colour is white, not pink: it is the white ball
+    (kept). A blob of brown-orange over the brown ball's track is the brown ball (left to it)."""
+    t = 12
+    box = np.tile([40.0, 40.0, 60.0, 50.0], (t, 1))  # the pink ball's blob, taking in the white ball beside it
+    pink = Track(subject="", identity=0, boxes_xyxy=box, centroid_px=(box[:, :2] + box[:, 2:]) / 2,
+                 area_px=np.full(t, 150.0), visible=np.ones(t, bool), coasted=np.zeros(t, bool),
+                 touches_border=np.zeros(t, bool), times_s=np.arange(t) / 10.0)
+    white_box = np.tile([48.0, 40.0, 60.0, 50.0], (t, 1))
+    white = dataclasses.replace(pink, boxes_xyxy=white_box, centroid_px=(white_box[:, :2] + white_box[:, 2:]) / 2)
+    ball = SubjectSpec(name="white_ball", noun="ball", color="white")
+    assert _anothers_body(white, np.array([235.0, 235.0, 235.0]), ball, [(pink, "pink")]) is False
+    cube = SubjectSpec(name="orange_cube", noun="cube", color="orange")
+    assert _anothers_body(white, np.array([120.0, 60.0, 25.0]), cube, [(pink, "brown")]) is True
+    assert _anothers_body(white, np.array([120.0, 60.0, 25.0]), cube, []) is False
+
+
 @pytest.mark.parametrize("later", ["green", "red"])
 def test_a_lost_track_takes_up_a_blob_of_its_own_colour_only(later):
     """A red ball rolls right and is painted out at frame 10; from frame 16 a ball rolls on from where it was
@@ -200,7 +240,6 @@ def test_a_body_found_by_colour_alone_is_stitched_over_the_grounders_gap_in_seco
     Stitched over the grounder's gap (0.75 s, 18 frames at 24 fps) they are one track; over 12 frames, the old
     fixed gap of this path, two."""
     from critic.specialists.tracking import TrackingResult
-    from critic.types import Track
     from critic.video import context_from_arrays
 
     t, fps = 48, 24.0

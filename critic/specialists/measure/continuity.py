@@ -546,9 +546,11 @@ def _held_frames(track: Track, video: VideoContext, r: float, min_step_radii: fl
 
 def permanence(op: MeasureOp, track: Track, other: Track | None, video: VideoContext, tol: Tolerances) -> Measurement:
     """Seen until it leaves the frame, is occluded (by ``other`` or anything in front of its place) or the clip
-    ends: a gap or an early end of the track, at full size away from the border, with its place emptied,
-    is a vanishing. A gap across which the track shows unlike colours (``_unlike_across``) joins two bodies, and
-    says nothing of either (unknown, when no other gap is a vanishing)."""
+    ends: a gap or an early end of the track, at full size away from the border (not shrinking against its median
+    area, nor against what it showed in the frames just before: a body that peeks out in part afterwards drags the
+    median down), with its place emptied, is a vanishing. A gap across which the track shows unlike colours
+    (``_unlike_across``) joins two bodies, and says nothing of either (unknown, when no other gap is a
+    vanishing)."""
     req = "persists: no vanishing without an occluder or leaving the frame"
     if not np.asarray(track.visible, bool).any():
         return unknown("never seen", required=req)
@@ -580,8 +582,8 @@ def permanence(op: MeasureOp, track: Track, other: Track | None, video: VideoCon
         # a frame cut by the border shows part of the body (it came in there): that is no shrinking
         near_end = np.arange(max(last - 2, 0), last + 1)
         recent = track.area_px[near_end[ok[near_end] & ~np.asarray(track.touches_border, bool)[near_end]]]
-        if np.any(recent[recent > 0] < 0.7 * med_area):
-            continue  # shrinking as it goes: occluded, not vanished
+        if np.any(recent[recent > 0] < 0.7 * max(med_area, _area_before(track, near_end[0]))):
+            continue  # shrinking as it goes (against its usual size, or what it showed just before): occluded
         if other is not None and _near(other, track, last, r):
             continue
         if _patch_occupied(video, track, last):
@@ -610,6 +612,12 @@ def permanence(op: MeasureOp, track: Track, other: Track | None, video: VideoCon
     return measurement("supported", req, "seen until it leaves the frame, is occluded or the clip ends")
 
 
+def _area_before(track: Track, k: int, frames: int = 3) -> float:
+    """The median area (px) of ``track`` over the up to ``frames`` observed frames before frame ``k`` (0 when none)."""
+    seen = np.flatnonzero(observed(track)[:k])[-frames:]
+    return float(np.median(track.area_px[seen])) if len(seen) else 0.0
+
+
 #: how far (CIELAB delta E) a body's colour on either side of a gap in its track may be apart and be one body's: a
 #: body keeps its colour while it is lost (lighting changes it a little); two blobs joined need not share it
 UNLIKE_DELTA_E = 25.0
@@ -628,22 +636,26 @@ def _specks(track: Track, speck_share: float = 0.2, step_share: float = 0.35) ->
     """(T,) bool: the frames where ``track`` follows a speck instead of its body: from a frame where its blob falls
     in one step to under ``step_share`` of the frame before and under ``speck_share`` of its usual area (the 75th
     percentile over the frames it is seen), to the frame where it is that large again. A body that vanishes in open
-    view leaves the tracker a speck of its colour nearby (a highlight, a pixel of the floor) to follow; a body
-    going away or behind something shrinks over several frames, and a blob that splits from a merge keeps half."""
+    view leaves the tracker a speck of its colour nearby (a highlight, a pixel of the floor) to follow, at once or
+    after coasting a few frames on the body's motion (the step is then from the last frame that showed the body); a
+    body going away or behind something shrinks over several frames, and a blob that splits from a merge keeps
+    half."""
     vis = np.asarray(track.visible, bool)
     area = np.asarray(track.area_px, float)
     usual = float(np.percentile(area[vis], 75))
     small = vis & (area < speck_share * usual)
     out = np.zeros(len(area), bool)
-    k = 1
-    while k < len(area):
-        if small[k] and vis[k - 1] and not small[k - 1] and area[k] < step_share * area[k - 1]:
+    seen = np.flatnonzero(vis)
+    i = 1
+    while i < len(seen):
+        k, prev = seen[i], seen[i - 1]
+        if small[k] and not small[prev] and area[k] < step_share * area[prev]:
             e = k
             while e < len(area) and (small[e] or not vis[e]):
                 e += 1
             out[k:e] = True
-            k = e
-        k += 1
+            i = int(np.searchsorted(seen, e))
+        i += 1
     return out & vis
 
 
@@ -900,7 +912,7 @@ def absent_from_clip(op: MeasureOp, subject: SubjectSpec | None, video: VideoCon
                      prompt: str = "", max_colour_cost: float = 1.0, min_blob_px: int = 4,
                      min_blob_frac: float = MIN_AREA_FRAC, frames: int = 12, min_frames_seen: int = 2,
                      rim_px: int = 2, clear_cost: float = 0.35, clear_chroma: float = 30.0,
-                     name_margin: float = 0.25, min_resolved_px: int = 12) -> Measurement:
+                     name_margin: float = 0.25, min_resolved_px: int = 12, rival_margin: float = 0.1) -> Measurement:
     """A named subject that no track found: is it in the clip at all? Only its colour name can say so without a
     track: when no blob of at least ``min_blob_px`` pixels of the name (within ``max_colour_cost`` of it, about one
     colour-name step, and about as near it as to any other name: below) shows in ``min_frames_seen`` of ``frames``
@@ -916,8 +928,10 @@ def absent_from_clip(op: MeasureOp, subject: SubjectSpec | None, video: VideoCon
     (``colours.SHADES``) not counted among the others: a teal ball is a green ball to many. Nor where another colour the
     ``prompt`` names fits it better: "a yellow cube" next to "an orange ball" is not found in the orange ball,
     although orange is a neighbouring hue of yellow (a body the prompt names in another colour is that body, not a
-    shade of the missing one). A white, grey or black name is not held to the nearest name: a grey body's lit and
-    shaded pixels read silver, white or black.
+    shade of the missing one), where it fits better by ``rival_margin`` or more: closer than that the two names are
+    one colour to the eye of the model (a shaded orange ball and a lit brown one cost within a few hundredths of each
+    other on both names), and the pixel may be the missing body's as well. A white, grey or black name is not held to
+    the nearest name: a grey body's lit and shaded pixels read silver, white or black.
 
     The smallest blob that counts scales with the frame: ``min_blob_frac`` of its area (the tracker's own smallest
     body), and never under ``min_blob_px``. A few pixels of a colour on a large frame are the seams of coding
@@ -963,7 +977,8 @@ def absent_from_clip(op: MeasureOp, subject: SubjectSpec | None, video: VideoCon
     for k in picks:
         lab = colours.rgb_to_lab(video.frames[int(k)].reshape(-1, 3))  # (H*W, 3), converted once per frame
         costs = colours.colour_costs_of_lab(lab, [name, *rivals])  # (H*W, 1 + rivals)
-        fits = (costs[:, 0] <= max_colour_cost) & (costs[:, 0] <= costs.min(axis=1))
+        fits = (costs[:, 0] <= max_colour_cost) & (costs[:, 0] <= costs[:, 1:].min(axis=1, initial=np.inf)
+                                                   + rival_margin)
         # every name's cost at each pixel: the nearest-name rule and the rims of other hues (a chromatic name) and
         # the prompt's rivals need it
         named = colours.colour_costs_of_lab(lab, palette) if rivals or not achromatic else None
@@ -990,7 +1005,7 @@ def absent_from_clip(op: MeasureOp, subject: SubjectSpec | None, video: VideoCon
             rim = np.zeros(fits.shape, bool)
             if rivals:
                 best_rival = costs[:, 1:].min(axis=1)
-                rim = _rim(((best_rival <= max_colour_cost) & (best_rival < costs[:, 0])
+                rim = _rim(((best_rival <= max_colour_cost) & (best_rival + rival_margin < costs[:, 0])
                             & (best_rival <= nearest + name_margin)).reshape(fits.shape), rim_px)
             # ... or of a body of any other hue, named in the prompt or not: a pixel whose nearest name is a hue that
             # is not the missing one's nor one of its shades (a navy block the prompt does not name has a purple rim

@@ -11,7 +11,7 @@ import numpy as np
 
 from critic.specialists.base import unknown
 from critic.specialists.colour import rgb_to_lab
-from critic.specialists.kinematics import (Contact, area_radius, floor_contacts, observed, parabola_fit,
+from critic.specialists.kinematics import (JITTER_PX, Contact, area_radius, floor_contacts, observed, parabola_fit,
                                            quadratic_motion, radius, runs, size_radius, stationary_runs,
                                            top_of_rise)
 from critic.specialists.measure.common import Tolerances, floor_row_of, measurement, phrase
@@ -397,9 +397,15 @@ def _released_unsupported(track: Track, video: VideoContext, r: float, hover_rad
     and the clip's usual picture just under the body the same as just over it (one uniform backdrop: no shelf,
     ramp, body or hand beneath), or else nothing over or under it changing as it goes (``_let_go_by_nothing``); no
     merge from the frame before the rest into the fall (``_takes_in_a_neighbour``). A body held still in mid-air and
-    then let go by nothing in view hovered, wherever in the clip that happens (before any landing too)."""
+    then let go by nothing in view hovered, wherever in the clip that happens after it was first seen moving (before
+    any landing too). A rest from the first frame that shows the body is a drop's hold: the clip opens on it held,
+    and does not show that nothing held it (whatever holds a body to be dropped may be out of view; a body seen
+    stopping in mid-air was not held until then)."""
     floor = floor_row_of(track)
     ok = observed(track)
+    if not ok.any():
+        return []
+    first = int(np.flatnonzero(ok)[0])
     y, x = track.centroid_px[:, 1], track.centroid_px[:, 0]
     boxes = track.boxes_xyxy
     frames = video.frames
@@ -408,8 +414,10 @@ def _released_unsupported(track: Track, video: VideoContext, r: float, hover_rad
     out = []
     for s, e in stationary_runs(track):
         b = e + 3
-        if b >= len(y) or not ok[e:b + 1].all():
+        if s <= first or b >= len(y) or not ok[e:b + 1].all():
             continue
+        if _turns_over(y[s:e + 1]):
+            continue  # it rose into the run and came down within it: the top of a flight, slow, not a rest
         if not (y[b] - y[e] >= 0.5 * r and y[e + 1] - y[e] > 0.05 * r and abs(x[e + 1] - x[e]) < 0.5 * r):
             continue
         if _takes_in_a_neighbour(track, max(s - 1, 0), b):
@@ -430,15 +438,44 @@ def _released_unsupported(track: Track, video: VideoContext, r: float, hover_rad
         below = slice(min(int(round(y1)) + 1, h), min(int(round(y1)) + 1 + band, h))
         if above.stop - above.start < 2 or below.stop - below.start < 2 or cols.stop - cols.start < 2:
             continue
-        # the usual picture over the clip (the body passes the strip under it only while it falls)
-        strip_above = rgb_to_lab(np.median(frames[:, above, cols], axis=0).reshape(-1, 3).astype(np.float64))
-        strip_below = rgb_to_lab(np.median(frames[:, below, cols], axis=0).reshape(-1, 3).astype(np.float64))
+        # the usual picture there, over the frames the body does not cover it (it may land right under the place
+        # it hovered, and rest there for most of the clip)
+        strip_above, strip_below = (_usual_strip(frames, track, rows, cols) for rows in (above, below))
+        if strip_above is None or strip_below is None:
+            continue
         uniform = max(float(strip_above.std(axis=0).max()), float(strip_below.std(axis=0).max())) < 6.0
         if uniform and float(np.linalg.norm(strip_above.mean(0) - strip_below.mean(0))) < 8.0:
             out.append((s, e))
         elif _let_go_by_nothing(track, ok, frames, e, above, below, cols):
             out.append((s, e))
     return out
+
+
+def _turns_over(y: np.ndarray) -> bool:
+    """Whether the image heights ``y`` (px, down) of a stationary run rise to a top inside it and come down again, by
+    more than the tracker's jitter (``JITTER_PX``) at both ends: a body slowing through the top of a flight (a low
+    bounce of a large body moves under the still bound there for a few frames), not one held still."""
+    y = np.asarray(y, float)
+    y = y[np.isfinite(y)]
+    if len(y) < 3:
+        return False
+    top = int(np.argmin(y))
+    return 0 < top < len(y) - 1 and min(y[0], y[-1]) - y[top] > JITTER_PX
+
+
+def _usual_strip(frames: np.ndarray, track: Track, rows: slice, cols: slice, min_frames: int = 3) -> np.ndarray | None:
+    """(n, 3) CIELAB: the clip's usual picture (the per-pixel median) in the strip ``rows`` x ``cols`` (video px) of
+    ``frames`` (T, H, W, 3) RGB, over the frames in which ``track``'s box does not cover the strip (a body that rests
+    by the strip for most of the clip is not what lies behind it); None when fewer than ``min_frames`` leave it
+    uncovered."""
+    boxes = np.asarray(track.boxes_xyxy, float)
+    ok = observed(track)
+    covers = ok & (boxes[:, 0] <= cols.stop - 1) & (boxes[:, 2] >= cols.start) \
+        & (boxes[:, 1] <= rows.stop - 1) & (boxes[:, 3] >= rows.start)
+    free = np.flatnonzero(~covers)
+    if len(free) < min_frames:
+        return None
+    return rgb_to_lab(np.median(frames[:, rows, cols][free], axis=0).reshape(-1, 3).astype(np.float64))
 
 
 def _let_go_by_nothing(track: Track, ok: np.ndarray, frames: np.ndarray, e: int, above: slice, below: slice,
