@@ -977,8 +977,9 @@ def absent_from_clip(op: MeasureOp, subject: SubjectSpec | None, video: VideoCon
     for k in picks:
         lab = colours.rgb_to_lab(video.frames[int(k)].reshape(-1, 3))  # (H*W, 3), converted once per frame
         costs = colours.colour_costs_of_lab(lab, [name, *rivals])  # (H*W, 1 + rivals)
-        fits = (costs[:, 0] <= max_colour_cost) & (costs[:, 0] <= costs[:, 1:].min(axis=1, initial=np.inf)
-                                                   + rival_margin)
+        best_rival = costs[:, 1:].min(axis=1, initial=np.inf)  # (H*W,): the best fit of the prompt's other colours
+        best_named = np.minimum(costs[:, 0], best_rival)  # (H*W,): the best fit of every colour the prompt names
+        fits = (costs[:, 0] <= max_colour_cost) & (costs[:, 0] <= best_rival + rival_margin)
         # every name's cost at each pixel: the nearest-name rule and the rims of other hues (a chromatic name) and
         # the prompt's rivals need it
         named = colours.colour_costs_of_lab(lab, palette) if rivals or not achromatic else None
@@ -988,7 +989,7 @@ def absent_from_clip(op: MeasureOp, subject: SubjectSpec | None, video: VideoCon
             # white, grey or black body's shading runs over the lightness names: lit grey reads silver or white)
             fits &= costs[:, 0] <= named[:, other_names].min(axis=1) + name_margin
         for i in chromatic:
-            theirs = (costs[:, 1 + i] <= max_colour_cost) & (costs[:, 1 + i] <= costs.min(axis=1)) \
+            theirs = (costs[:, 1 + i] <= max_colour_cost) & (costs[:, 1 + i] <= best_named) \
                 & (costs[:, 1 + i] <= nearest + name_margin)
             n_r, _, stats_r, _ = cv2.connectedComponentsWithStats(
                 theirs.reshape(video.frames.shape[1:3]).astype(np.uint8), connectivity=8)
@@ -1004,7 +1005,6 @@ def absent_from_clip(op: MeasureOp, subject: SubjectSpec | None, video: VideoCon
             # names yellow is the nearest to green) ...
             rim = np.zeros(fits.shape, bool)
             if rivals:
-                best_rival = costs[:, 1:].min(axis=1)
                 rim = _rim(((best_rival <= max_colour_cost) & (best_rival + rival_margin < costs[:, 0])
                             & (best_rival <= nearest + name_margin)).reshape(fits.shape), rim_px)
             # ... or of a body of any other hue, named in the prompt or not: a pixel whose nearest name is a hue that
