@@ -263,8 +263,10 @@ def floor_contacts(track: Track, *, min_drop_radii: float = 0.75, min_rebound_ra
     began, or from the last contact); a contact is only placed on an observed frame. A stop is a step down under a
     twentieth of a radius, or on the floor under a quarter of the step before it (a body that lands and rolls on
     toward the camera goes on down the picture, slowly). After a drop of ``clear_drop_radii`` or more, a rebound may
-    begin after up to ``max_flat`` frames that stay at the contact row (within a twentieth of a radius a step) when it
-    then rises ``clear_rebound_radii`` or more (jitter at a landing does not). A rise of one frame out of a frame whose
+    begin after up to ``max_flat`` frames that stay at the contact row (within a twentieth of a radius a step) or, on
+    the floor, still go down by under a quarter of the step into the contact, when it then rises
+    ``clear_rebound_radii`` or more (jitter at a landing does not); the drop and the rebound are measured to and from
+    the lowest of those frames. A rise of one frame out of a frame whose
     blob took in a neighbour (:func:`_blob_changed_for_one_frame`), down again at once, is no contact."""
     r = radius(track)
     if not np.isfinite(r):
@@ -308,13 +310,20 @@ def floor_contacts(track: Track, *, min_drop_radii: float = 0.75, min_rebound_ra
                     # there) and then a clear rise: a bounce all the same, after a fall that gathered speed (a body
                     # that sinks a radius, stays and rises is a tipping or rocking body, not a rebound)
                     flat = k
-                    while flat < len(dy) and flat - k < max_flat and abs(dy[flat]) <= 0.05 * r:
+                    while flat < len(dy) and flat - k < max_flat and (
+                            abs(dy[flat]) <= 0.05 * r or (axis == 1 and 0 < dy[flat] <= 0.25 * dy[k - 1])):
+                        # at the contact row, or still going down under a quarter of the step into it (the impact
+                        # fell between the frame that slowed the fall and the next, lower one)
                         flat += 1
+                    low = k  # the lowest of the frames at the bottom: the drop ends and the rebound starts there
+                    while low < flat and dy[low] > 0.05 * r:
+                        low += 1
                     up = flat
                     while up < len(dy) and dy[up] < 0:
                         up += 1
-                    if flat > k and (y[k] - y[up]) / r >= clear_rebound_radii:
-                        j1, rebound = up, (y[k] - y[up]) / r
+                    if flat > k and (y[low] - y[up]) / r >= clear_rebound_radii:
+                        j1, rebound = up, (y[low] - y[up]) / r
+                        drop = (y[low] - y[j0]) / r
                 if (rebound >= min_rebound_radii and j1 == k + 1 and j1 < len(dy) and dy[j1] > 0.05 * r
                         and _blob_changed_for_one_frame(track, ok, s + k)):
                     # a blob that takes in a neighbour for one frame (or loses part of itself to one) moves its

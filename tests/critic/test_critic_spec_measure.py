@@ -2752,6 +2752,86 @@ def test_a_flat_frame_at_the_bottom_or_a_rise_from_the_first_frame_seen_keeps_a_
     assert [c.kind for c in kin.floor_contacts(track(rocking))] == [], kin.floor_contacts(track(rocking))
 
 
+def _ball_track(ys: np.ndarray, fps: float, *, half: float = 7.5, x: float = 100.0,
+                visible: np.ndarray | None = None) -> Track:
+    """A round blob of half-size ``half`` px at rows ``ys`` (image y, px) and column ``x``, one frame per entry."""
+    t = len(ys)
+    at = np.stack([np.full(t, x), ys], 1)
+    vis = np.ones(t, bool) if visible is None else visible
+    return Track(subject="ball", identity=0, boxes_xyxy=np.concatenate([at - half, at + half], 1),
+                 centroid_px=np.where(vis[:, None], at, np.nan), area_px=np.where(vis, np.pi * half * half, 0.0),
+                 visible=vis, coasted=np.zeros(t, bool), touches_border=np.zeros(t, bool), times_s=np.arange(t) / fps)
+
+
+def test_a_landing_denies_a_rebound_only_where_the_frames_after_it_show_the_body():
+    """A ball (radius 8 px, 25 fps) falls 7.5 radii and stays down: "bounces" is contradicted while the three frames
+    after the landing show it. Where the tracker lost it in one of them (or the clip ends in them), a rebound may be
+    in the frames unseen: unknown, naming the frame; the claim that it does not bounce is unknown there too."""
+    from critic.specialists.measure.bounce import bounce
+
+    fall = 40.0 + 60.0 * (np.arange(10) / 9.0) ** 2  # 40 -> 100 px over frames 0-9, speeding up
+    ys = np.concatenate([fall, np.full(8, fall[-1])])
+    op = MeasureOp(id="m", subject="ball", quantity="bounce")
+    never = MeasureOp(id="m", subject="ball", quantity="bounce", expect=Expect(holds=False))
+    tol = TrackMeasurer().tolerances
+    video = context_from_arrays(np.zeros((len(ys), 160, 200, 3), np.uint8), 25.0)
+    seen = bounce(op, _ball_track(ys, 25.0), None, video, tol)
+    assert seen.state == "contradicted" and "without rebounding" in seen.measured, (seen.measured, seen.reason)
+    assert bounce(never, _ball_track(ys, 25.0), None, video, tol).state == "contradicted"  # the property is denied
+    for lost in (10, 12):
+        vis = np.ones(len(ys), bool)
+        vis[lost] = False
+        m = bounce(op, _ball_track(ys, 25.0, visible=vis), None, video, tol)
+        assert m.state == "unknown" and f"frame {lost} right after it does not show" in m.reason, (m.measured,
+                                                                                                  m.reason)
+        assert bounce(never, _ball_track(ys, 25.0, visible=vis), None, video, tol).state == "unknown"
+    short = ys[:11]  # the clip ends a frame after the landing
+    m = bounce(op, _ball_track(short, 25.0), None, context_from_arrays(np.zeros((11, 160, 200, 3), np.uint8), 25.0),
+               tol)
+    assert m.state == "unknown" and "frame 11 right after it" in m.reason, (m.measured, m.reason)
+
+
+def test_a_fall_that_slows_a_frame_before_its_lowest_row_and_rises_is_a_bounce():
+    """A ball (radius 8 px, 30 fps) falls 10 radii: its last steps 16 and 17 px, then 2 px more to its lowest row
+    (the impact fell between the two frames), then it rises 2.5 radii, slower each frame. The frame that slowed the
+    fall is not a dead landing: the rise from the row below it is the rebound ("bounces" supported, the contact at the
+    frame that slowed, the drop measured to the lowest row and the rebound from it). A body that goes on down as
+    slowly and stays there is still a landing."""
+    from critic.specialists.measure.bounce import bounce
+
+    ys = np.array([8.0, 10, 14, 20, 28, 39, 56, 72, 89, 91, 90, 86, 82, 80, 77, 74, 73, 72, 71])
+    op = MeasureOp(id="m", subject="ball", quantity="bounce")
+    tol = TrackMeasurer().tolerances
+    video = context_from_arrays(np.zeros((len(ys), 160, 200, 3), np.uint8), 30.0)
+    m = bounce(op, _ball_track(ys, 30.0), None, video, tol)
+    assert m.state == "supported" and m.measured.startswith("1 bounce(s)"), (m.measured, m.reason)
+    contact = m.values["contacts"][0]
+    assert [c["frame"] for c in m.values["contacts"]] == [8], m.values["contacts"]
+    assert contact["drop_radii"] == pytest.approx((91 - 8) / 8, abs=0.2), contact
+    assert contact["rebound_radii"] == pytest.approx((91 - 71) / 8, abs=0.2), contact
+    stays = np.concatenate([ys[:10], np.full(9, 91.0)])
+    dead = bounce(op, _ball_track(stays, 30.0), None, video, tol)
+    assert dead.state == "contradicted" and "without rebounding" in dead.measured, (dead.measured, dead.reason)
+
+
+def test_a_rebound_higher_than_its_drop_from_rest_gains_height_only_where_the_body_is_seen_whole_over_it():
+    """A ball (radius 6.5 px, 10 fps) rises to an apex (row 100), falls 1.5 radii to the floor and rebounds 4.6
+    radii: energy from nowhere, support contradicted. The same rows where the blob of the rebound's first three
+    frames is a speck of 12 px (a body lost against a floor of its colour, the tracker following a fleck of it)
+    are no body's height: no such rise is read from them."""
+    ys = np.array([112.0, 108, 104, 101, 100, 100, 103, 110, 98, 88, 82, 80, 82, 88, 98, 110, 110, 110, 110, 110])
+    video = context_from_arrays(np.zeros((len(ys), 160, 200, 3), np.uint8), 10.0)
+    op = MeasureOp(id="m", subject="ball", quantity="support")
+    tol = TrackMeasurer().tolerances
+    whole = _ball_track(ys, 10.0, half=6.0)
+    m = fall_measures.support(op, whole, None, video, tol)
+    assert m.state == "contradicted" and "gains height" in m.measured, (m.measured, m.reason)
+    area = whole.area_px.copy()
+    area[8:11] = 12.0
+    specks = fall_measures.support(op, dataclasses.replace(whole, area_px=area), None, video, tol)
+    assert "gains height" not in specks.measured and specks.state != "contradicted", (specks.measured, specks.reason)
+
+
 @pytest.mark.parametrize("quantity", ["free_fall", "support"])
 def test_a_body_pushed_up_from_rest_in_mid_air_is_contradicted_from_where_it_sets_off(quantity):
     """A can (radius 9 px, 10 fps) hangs in mid-air for frames 0-2 (too briefly for a rest), then from frame 2 is

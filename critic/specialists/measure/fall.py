@@ -516,7 +516,8 @@ def _let_go_by_nothing(track: Track, ok: np.ndarray, frames: np.ndarray, e: int,
 def _rises_unaided(track: Track, r: float) -> list[tuple[int, int, str]]:
     """Rises no unsupported body makes: from a rest, up more than 1.5 radii within half a second, faster and
     faster (pushed up all the way: :func:`_pushed_up`), or a rebound much higher than a drop that began at rest at
-    its apex (energy from nowhere, as in a fall played backwards), or a body lying on the floor that leaves it at
+    its apex (energy from nowhere, as in a fall played backwards; the body seen whole over it:
+    :func:`_whole_over_bounce`), or a body lying on the floor that leaves it at
     once (:func:`_leaves_the_floor`). At the same apparent size throughout (not a move in depth), with no merge on
     the way (``_takes_in_a_neighbour``: a blob that takes in a neighbour drags its centre up).
 
@@ -550,10 +551,29 @@ def _rises_unaided(track: Track, r: float) -> list[tuple[int, int, str]]:
                     break
     out += _leaves_the_floor(track, r, size)
     for c in floor_contacts(track):
-        if c.kind == "bounce" and c.from_apex and c.rebound_radii > 1.3 * c.drop_radii + 0.75:
+        if (c.kind == "bounce" and c.from_apex and c.rebound_radii > 1.3 * c.drop_radii + 0.75
+                and _whole_over_bounce(track, c.frame)):
             out.append((max(c.frame - 1, 0), c.frame + 2, f"rebounds {c.rebound_radii:.1f} radii after a fall of "
                         f"{c.drop_radii:.1f} radii from rest: gains height with nothing pushing it"))
     return sorted(out)
+
+
+def _whole_over_bounce(track: Track, frame: int, max_ratio: float = 1.5) -> bool:
+    """Is the body seen at one size over the bounce at ``frame``: over the observed frames from the top of the drop
+    into it (back over the frames that come down) to the top of the rebound, is the largest radius of a circle of
+    its blob's area (px) at most x``max_ratio`` the smallest? A blob that drops to a speck of its colour or takes in
+    the floor's pattern on the way moves its centre by what it lost or gained: its rows are no body's height, and a
+    rebound read from them is no energy from nowhere."""
+    ok = observed(track)
+    y = track.centroid_px[:, 1]
+    start = frame
+    while start - 1 >= 0 and ok[start - 1] and y[start - 1] < y[start]:
+        start -= 1
+    top = top_of_rise(y, ok, frame)
+    span = np.arange(start, top + 1)
+    radii = np.sqrt(np.asarray(track.area_px, float)[span[ok[span]]] / np.pi)
+    radii = radii[radii > 0]
+    return radii.size >= 2 and float(radii.max()) <= max_ratio * float(radii.min())
 
 
 def _leaves_the_floor(track: Track, r: float, size: np.ndarray, *, on_floor_frames: int = 3,
