@@ -266,8 +266,8 @@ def floor_contacts(track: Track, *, min_drop_radii: float = 0.75, min_rebound_ra
     begin after up to ``max_flat`` frames that stay at the contact row (within a twentieth of a radius a step) or, on
     the floor, still go down by under a quarter of the step into the contact, when it then rises
     ``clear_rebound_radii`` or more (jitter at a landing does not); the drop and the rebound are measured to and from
-    the lowest of those frames. A rise of one frame out of a frame whose
-    blob took in a neighbour (:func:`_blob_changed_for_one_frame`), down again at once, is no contact."""
+    the lowest of those frames. A rise of one frame out of a frame whose blob took in a neighbour
+    (:func:`_blob_changed_for_one_frame`), down again at once, is no contact."""
     r = radius(track)
     if not np.isfinite(r):
         return []

@@ -38,10 +38,9 @@ def bounce(op: MeasureOp, track: Track, other: Track | None, video: VideoContext
         if bounces:
             return measurement("supported", req, f"{len(bounces)} bounce(s)", window=windows["contact"],
                                windows=windows, **values)
-        unseen = _unseen_after(track, contacts[0].frame, video.num_frames) if contacts else None
-        if unseen is not None:
-            return unknown(f"lands at frame {contacts[0].frame}, but frame {unseen} right after it does not show the "
-                           "body: a rebound may be in the frames unseen", required=req, **values)
+        hidden = _rebound_unseen(track, contacts[0], video, req, values) if contacts else None
+        if hidden is not None:
+            return hidden
         return measurement("contradicted", req, "lands without rebounding", windows=windows,
                            window=video.window(_came_down_from(track, contacts[0].frame),
                                                _stays_down_until(track, contacts[0].frame, video.num_frames)),
@@ -90,13 +89,9 @@ def bounce(op: MeasureOp, track: Track, other: Track | None, video: VideoContext
             return unknown(f"lands after a drop of {c.drop_radii:.1f} radii without rebounding, but before that it "
                            f"rises {rise:.1f} radii (frames {low}-{top}): a bounce whose landing was not seen",
                            required=req, **values)
-        unseen = _unseen_after(track, c.frame, video.num_frames)
-        if unseen is not None:
-            # a rebound lasts a few frames at most: a frame among them that does not show the body (lost by the
-            # tracker, or past the clip's end) may hold it, so the landing that stays down is not seen to
-            return unknown(f"lands after a drop of {c.drop_radii:.1f} radii at frame {c.frame}, but frame {unseen} "
-                           "right after it does not show the body: a rebound may be in the frames unseen",
-                           required=req, **values)
+        hidden = _rebound_unseen(track, c, video, req, values)
+        if hidden is not None:
+            return hidden
         return measurement("contradicted", req, f"lands after a drop of {c.drop_radii:.1f} radii without rebounding",
                            window=video.window(_came_down_from(track, c.frame), _stays_down_until(track, c.frame,
                                                                                              video.num_frames)),
@@ -209,14 +204,18 @@ def _turn_up_before(track: Track, frame: int, r: float, min_radii: float = 1.5) 
     return None
 
 
-def _unseen_after(track: Track, frame: int, num_frames: int, after: int = 3) -> int | None:
-    """The first of the ``after`` frames following a landing at ``frame`` that does not show the body (not observed,
-    or past the clip's last frame ``num_frames - 1``), or None when all of them show it. A landing reads as one
-    without a rebound only where the frames a rebound would fill are seen (the frames ``_stays_down_until`` reads)."""
+def _rebound_unseen(track: Track, landing: Contact, video: VideoContext, req: str, values: dict,
+                    after: int = 3) -> Measurement | None:
+    """Unknown where one of the ``after`` frames following the ``landing`` does not show the body (not observed, or
+    past the clip's last frame), else None. A rebound lasts a few frames at most: a frame among them that does not
+    show the body (lost by the tracker, or past the clip's end) may hold it, so a landing reads as one without a
+    rebound only where the frames a rebound would fill are seen (the frames ``_stays_down_until`` reads)."""
     ok = observed(track)
-    for k in range(frame + 1, frame + after + 1):
-        if k >= num_frames or not ok[k]:
-            return k
+    for k in range(landing.frame + 1, landing.frame + after + 1):
+        if k >= video.num_frames or not ok[k]:
+            return unknown(f"lands after a drop of {landing.drop_radii:.1f} radii at frame {landing.frame}, but frame "
+                           f"{k} right after it does not show the body: a rebound may be in the frames unseen",
+                           required=req, **values)
     return None
 
 
