@@ -1050,12 +1050,12 @@ class BackgroundGrounder:
                 not any(c.travel >= self.weights.min_travel_radii for c in cands) and not colours.known(subject.color):
             tracks = [_with_meta(tr, binding={**tr.meta["binding"], "by": "any"}) for tr in tracks]
         named = bool(subject.color and subject.color.lower() in COLOR_RANGES)
-        # the bodies the prompt's other subjects of other colours are bound to: a colour range that takes in one of
-        # them (a brown ball read as orange) has found that subject, not this one
-        others = [(cands[j].track, inputs.subjects[name].color) for name, (picks, ev) in bound.items()
-                  if name != subject.name and ev.get("confident") and _named_apart(inputs.subjects.get(name), subject)
-                  for j in picks]
         if named and not tracks:
+            # the bodies the prompt's other subjects of other colours are bound to: a colour range that takes in one
+            # of them (a brown ball read as orange) has found that subject, not this one
+            others = [(cands[j].track, inputs.subjects[name].color) for name, (picks, ev) in bound.items()
+                      if name != subject.name and ev.get("confident")
+                      and _named_apart(inputs.subjects.get(name), subject) for j in picks]
             # a named object that never moves is part of the background: find it by its colour
             by_colour = self._color_tracking(video, subject.color)
             tracks = bind_subject(by_colour, subject, plural=plural, max_gap=self.max_gap_frames(video))
@@ -1068,19 +1068,19 @@ class BackgroundGrounder:
                     one = _with_meta(one, binding={**one.meta["binding"], "rivals": [tr.identity for tr in rivals],
                                                    "absent_fits": True})
                 tracks = [one]
+            if not tracks and not plural:
+                # last, a body of its colour seen only in the clip's first two frames or its last two: one that
+                # vanishes in place at the third frame (or appears at the last but one) shows no more than that
+                edge = [tr for tr in result.edge_tracks
+                        if bool(color_matches(result.colors_rgb[tr.identity][None], subject.color)[0])
+                        and not _anothers_body(tr, result.colors_rgb[tr.identity], subject, others)]
+                # a blob much smaller than the largest of them (under 0.35 of its radius) is a speck, no body
+                edge = [tr for tr in edge if tr.radius_px >= 0.35 * max(t.radius_px for t in edge)]
+                if len(edge) == 1:
+                    tracks = [_with_meta(edge[0], binding=binding_evidence("color", 1))]
         elif named:
             tracks = [self._extend_by_color(self._extend_back_by_color(tr, video, subject), video, subject)
                       for tr in tracks]
-        if named and not tracks and not plural:
-            # last, a body of its colour seen only in the clip's first two frames or its last two: one that vanishes
-            # in place at the third frame (or appears at the last but one) shows no more than that
-            edge = [tr for tr in result.edge_tracks
-                    if bool(color_matches(result.colors_rgb[tr.identity][None], subject.color)[0])
-                    and not _anothers_body(tr, result.colors_rgb[tr.identity], subject, others)]
-            # a blob much smaller than the largest of them (under 0.35 of its radius) is a speck, no body
-            edge = [tr for tr in edge if tr.radius_px >= 0.35 * max(t.radius_px for t in edge)]
-            if len(edge) == 1:
-                tracks = [_with_meta(edge[0], binding=binding_evidence("color", 1))]
         floor = floor_row(result.background)
 
         def finished(tr: Track, rivals: tuple[Track, ...] = ()) -> Track:

@@ -521,14 +521,17 @@ def test_away_from_the_camera_reads_size_robustly():
         assert m.state == "supported", (tail, m.measured, m.reason)
 
 
-def _seen_ball(xy: np.ndarray, fps: float, half: float = 5.0, boxes: np.ndarray | None = None) -> Track:
-    """A ball's track as the tracker reports a firmly bound body seen in every frame: centres ``xy`` (T, 2) px at
-    ``fps``, boxes ``boxes`` (T, 4) or ``half`` px around the centres, area that of a disc ``half`` px in radius."""
+def _seen_ball(xy: np.ndarray, fps: float, half: float = 5.0, boxes: np.ndarray | None = None,
+               visible: np.ndarray | None = None) -> Track:
+    """A ball's track as the tracker reports a firmly bound body: centres ``xy`` (T, 2) px at ``fps``, boxes
+    ``boxes`` (T, 4) or ``half`` px around the centres, area that of a disc ``half`` px in radius; seen in every frame,
+    or in those ``visible`` (T,) marks (no centre and no area in the others)."""
     t_count = len(xy)
+    vis = np.ones(t_count, bool) if visible is None else np.asarray(visible, bool)
     return Track(subject="ball", identity=0,
-                 boxes_xyxy=np.concatenate([xy - half, xy + half], 1) if boxes is None else boxes, centroid_px=xy,
-                 area_px=np.full(t_count, np.pi * half ** 2), visible=np.ones(t_count, bool),
-                 coasted=np.zeros(t_count, bool), touches_border=np.zeros(t_count, bool),
+                 boxes_xyxy=np.concatenate([xy - half, xy + half], 1) if boxes is None else boxes,
+                 centroid_px=np.where(vis[:, None], xy, np.nan), area_px=np.where(vis, np.pi * half ** 2, 0.0),
+                 visible=vis, coasted=np.zeros(t_count, bool), touches_border=np.zeros(t_count, bool),
                  times_s=np.arange(t_count) / fps,
                  meta={"binding": {"by": "color", "candidates": 1, "confident": True}})
 
@@ -2752,15 +2755,9 @@ def test_a_flat_frame_at_the_bottom_or_a_rise_from_the_first_frame_seen_keeps_a_
     assert [c.kind for c in kin.floor_contacts(track(rocking))] == [], kin.floor_contacts(track(rocking))
 
 
-def _ball_track(ys: np.ndarray, fps: float, *, half: float = 7.5, x: float = 100.0,
-                visible: np.ndarray | None = None) -> Track:
-    """A round blob of half-size ``half`` px at rows ``ys`` (image y, px) and column ``x``, one frame per entry."""
-    t = len(ys)
-    at = np.stack([np.full(t, x), ys], 1)
-    vis = np.ones(t, bool) if visible is None else visible
-    return Track(subject="ball", identity=0, boxes_xyxy=np.concatenate([at - half, at + half], 1),
-                 centroid_px=np.where(vis[:, None], at, np.nan), area_px=np.where(vis, np.pi * half * half, 0.0),
-                 visible=vis, coasted=np.zeros(t, bool), touches_border=np.zeros(t, bool), times_s=np.arange(t) / fps)
+def _column(ys: np.ndarray, x: float = 100.0) -> np.ndarray:
+    """(T, 2) centres (px) at rows ``ys`` (image y) of column ``x``: a body moving up and down only."""
+    return np.stack([np.full(len(ys), x), np.asarray(ys, float)], 1)
 
 
 def test_a_landing_denies_a_rebound_only_where_the_frames_after_it_show_the_body():
@@ -2775,19 +2772,20 @@ def test_a_landing_denies_a_rebound_only_where_the_frames_after_it_show_the_body
     never = MeasureOp(id="m", subject="ball", quantity="bounce", expect=Expect(holds=False))
     tol = TrackMeasurer().tolerances
     video = context_from_arrays(np.zeros((len(ys), 160, 200, 3), np.uint8), 25.0)
-    seen = bounce(op, _ball_track(ys, 25.0), None, video, tol)
+    seen = bounce(op, _seen_ball(_column(ys), 25.0, half=7.5), None, video, tol)
     assert seen.state == "contradicted" and "without rebounding" in seen.measured, (seen.measured, seen.reason)
-    assert bounce(never, _ball_track(ys, 25.0), None, video, tol).state == "contradicted"  # the property is denied
+    # the property is denied: the claim that it does not bounce holds
+    assert bounce(never, _seen_ball(_column(ys), 25.0, half=7.5), None, video, tol).state == "contradicted"
     for lost in (10, 12):
         vis = np.ones(len(ys), bool)
         vis[lost] = False
-        m = bounce(op, _ball_track(ys, 25.0, visible=vis), None, video, tol)
+        m = bounce(op, _seen_ball(_column(ys), 25.0, half=7.5, visible=vis), None, video, tol)
         assert m.state == "unknown" and f"frame {lost} right after it does not show" in m.reason, (m.measured,
                                                                                                   m.reason)
-        assert bounce(never, _ball_track(ys, 25.0, visible=vis), None, video, tol).state == "unknown"
+        assert bounce(never, _seen_ball(_column(ys), 25.0, half=7.5, visible=vis), None, video, tol).state == "unknown"
     short = ys[:11]  # the clip ends a frame after the landing
-    m = bounce(op, _ball_track(short, 25.0), None, context_from_arrays(np.zeros((11, 160, 200, 3), np.uint8), 25.0),
-               tol)
+    short_video = context_from_arrays(np.zeros((11, 160, 200, 3), np.uint8), 25.0)
+    m = bounce(op, _seen_ball(_column(short), 25.0, half=7.5), None, short_video, tol)
     assert m.state == "unknown" and "frame 11 right after it" in m.reason, (m.measured, m.reason)
 
 
@@ -2803,14 +2801,14 @@ def test_a_fall_that_slows_a_frame_before_its_lowest_row_and_rises_is_a_bounce()
     op = MeasureOp(id="m", subject="ball", quantity="bounce")
     tol = TrackMeasurer().tolerances
     video = context_from_arrays(np.zeros((len(ys), 160, 200, 3), np.uint8), 30.0)
-    m = bounce(op, _ball_track(ys, 30.0), None, video, tol)
+    m = bounce(op, _seen_ball(_column(ys), 30.0, half=7.5), None, video, tol)
     assert m.state == "supported" and m.measured.startswith("1 bounce(s)"), (m.measured, m.reason)
     contact = m.values["contacts"][0]
     assert [c["frame"] for c in m.values["contacts"]] == [8], m.values["contacts"]
     assert contact["drop_radii"] == pytest.approx((91 - 8) / 8, abs=0.2), contact
     assert contact["rebound_radii"] == pytest.approx((91 - 71) / 8, abs=0.2), contact
     stays = np.concatenate([ys[:10], np.full(9, 91.0)])
-    dead = bounce(op, _ball_track(stays, 30.0), None, video, tol)
+    dead = bounce(op, _seen_ball(_column(stays), 30.0, half=7.5), None, video, tol)
     assert dead.state == "contradicted" and "without rebounding" in dead.measured, (dead.measured, dead.reason)
 
 
@@ -2823,7 +2821,7 @@ def test_a_rebound_higher_than_its_drop_from_rest_gains_height_only_where_the_bo
     video = context_from_arrays(np.zeros((len(ys), 160, 200, 3), np.uint8), 10.0)
     op = MeasureOp(id="m", subject="ball", quantity="support")
     tol = TrackMeasurer().tolerances
-    whole = _ball_track(ys, 10.0, half=6.0)
+    whole = _seen_ball(_column(ys), 10.0, half=6.0)
     m = fall_measures.support(op, whole, None, video, tol)
     assert m.state == "contradicted" and "gains height" in m.measured, (m.measured, m.reason)
     area = whole.area_px.copy()
