@@ -12,8 +12,10 @@ Every singular subject of the plan ("the green ball", "a cylinder") is assigned 
 * motion and presence: objects the prompt talks about are mostly the ones that move and stay in view, so a
   still or briefly seen identity costs a little more; a subject the prompt holds at rest over the clip
   (``SubjectSpec.at_rest``: "a blue can stays where it is") is the other way round, and an identity that travels
-  costs it more (a body that stays where it is does not cross the picture; a mover of a near colour, a teal ball
-  on a blue floor, is no blue can).
+  costs it more (a body that stays where it is does not cross the picture); one that travels without showing the
+  named colour plainly (within ``sure_colour_cost``) cannot be it at all: a mover of a near colour, a teal ball on
+  a blue floor or a dark red ball for a brown can, is another body, and the subject, left unbound, is looked for by
+  its colour alone (a body held at rest that is lifted or knocked away still shows its own colour).
 
 Each subject may also stay unbound (a dummy column at ``unbound_cost``). The binding of a subject is firm when the
 best assignment beats the best one that gives that subject any other identity (or none) by ``min_margin``, or when
@@ -173,6 +175,12 @@ def cost_matrix(subjects: list[SubjectSpec], cands: list[Candidate], prompt: str
             cost[i, j] += w.shape * shape_cost(s.noun, c) + w.size * size_cost(s.size, c, feasible)
             travels = c.travel >= w.min_travel_radii
             cost[i, j] += (w.moving * travels if s.at_rest else w.still * (not travels)) + w.unseen * (1.0 - c.seen)
+            if s.at_rest and travels and colours.known(s.color) and \
+                    not _shows_colour(c.rgb, s.color, subject_shade(s, prompt), w.sure_colour_cost):
+                # a body the prompt holds at rest that crosses the picture (lifted, knocked away) still shows its
+                # colour plainly; a mover of a near colour (a dark red ball for a brown can) is another body, and
+                # would take the subject the median background holds (found by its colour alone instead)
+                cost[i, j] = FORBIDDEN
     return cost
 
 

@@ -141,18 +141,28 @@ def test_a_lone_candidate_of_the_named_colour_is_firm_however_it_moves():
 def test_a_subject_the_prompt_holds_at_rest_is_no_mover_of_a_near_colour():
     """"A blue can stays where it is": a teal ball rolling across a blue floor is the only identity near blue, and
     a subject that is not held at rest takes it; the can, held at rest, stays unbound (its colour is looked for
-    among the still parts of the picture instead). Of two identities alike in colour, the can takes the still one
-    and any other subject the mover."""
+    among the still parts of the picture instead). "A brown can sits still" is no dark red ball that crosses the
+    picture either, though a brown can not held at rest may be one (a brown body in shade reads dark red), and the
+    red costs little more than what a travelling identity costs a body held at rest. A mover of plainly the named
+    colour may be the body held at rest (lifted or knocked away), at that extra cost. Of two identities alike in
+    colour, the can takes the still one and any other subject the mover."""
     teal_blue = (10, 100, 130)  # a teal rolling over a blue floor: its blob reads between the two
     mover = _cands([(teal_blue, 10, 3, (6, 6))])
     can = SubjectSpec(name="blue_can", noun="can", color="blue")
     assert grounding.ground_subjects([can], mover, "", {})["blue_can"][0] == [0]
     held = can.model_copy(update={"at_rest": True})
     assert grounding.ground_subjects([held], mover, "", {})["blue_can"][0] == []
+    dark_red = _cands([((118, 18, 14), 10, 3, (6, 6))])
+    brown = SubjectSpec(name="brown_can", noun="can", color="brown")
+    assert grounding.ground_subjects([brown], dark_red, "", {})["brown_can"][0] == [0]
+    held_brown = brown.model_copy(update={"at_rest": True})
+    assert grounding.ground_subjects([held_brown], dark_red, "", {})["brown_can"][0] == []
     w = grounding.Weights()
-    assert grounding.cost_matrix([held], mover, "")[0, 0] == pytest.approx(
-        grounding.cost_matrix([can], mover, "")[0, 0] + w.moving)
     blue = (30, 60, 200)
+    plain_mover = _cands([(blue, 10, 3, (8, 8))])
+    assert grounding.cost_matrix([held], plain_mover, "")[0, 0] == pytest.approx(
+        grounding.cost_matrix([can], plain_mover, "")[0, 0] + w.moving)
+    assert grounding.ground_subjects([held], plain_mover, "", {})["blue_can"][0] == [0]
     both = _cands([(blue, 10, 3, (8, 8)), (blue, 120, 0, (8, 8))])
     assert grounding.ground_subjects([held], both, "", {})["blue_can"][0] == [1]
     assert grounding.ground_subjects([can], both, "", {})["blue_can"][0] == [0]

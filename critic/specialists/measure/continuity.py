@@ -27,7 +27,7 @@ from critic.specialists.base import unknown
 from critic.specialists.colour import norm_last_axis, rgb_to_lab
 from critic.specialists.kinematics import areas_alike, frame_radii, observed, radius, runs, stationary_runs
 from critic.specialists.measure.common import Tolerances, measurement
-from critic.specialists.measure.timeline import MissingFrames, unexplained_cuts
+from critic.specialists.measure.timeline import MIN_MOVE_GRID_PX, MissingFrames, unexplained_cuts
 from critic.specialists.tracking import MIN_AREA_FRAC, channel_max_diff
 from critic.types import Measurement, MeasureOp, SubjectSpec, Track, VideoContext
 
@@ -40,11 +40,12 @@ FRICTION_DECEL_RADII = 300.0
 
 
 def continuity(op: MeasureOp, track: Track, other: Track | None, video: VideoContext, tol: Tolerances) -> Measurement:
-    """No jump larger than ``tol.teleport_radii`` against the neighbouring frame-to-frame displacements (or, across
-    a short gap, against the constant-velocity prediction), unless the frame times explain it; no stop in one frame
-    and start again at the same velocity (frozen or held frames); no stop dead from a steady velocity with
-    nothing to stop it (``_dead_stops``); no frames cut out of the picture's motion where the subject is
-    (``timeline.missing_frames``)."""
+    """No jump larger than ``tol.teleport_radii`` against the neighbouring frame-to-frame displacements and against
+    the motion before it carried on (``_carried_on``, ``_off_course``; across a short gap, against the
+    constant-velocity prediction), unless the frame times explain it; no stop in one frame and start again at the
+    same velocity (frozen or held frames); no stop dead from a steady velocity with nothing to stop it
+    (``_dead_stops``); no frames cut out of the picture's motion where the subject moves (``timeline.missing_frames``,
+    ``_moves_across``)."""
     req = f"continuous motion: no jump > {tol.teleport_radii:g} radii against the neighbouring velocities"
     r = radius(track)
     c = track.centroid_px
@@ -80,7 +81,11 @@ def continuity(op: MeasureOp, track: Track, other: Track | None, video: VideoCon
                     jumps.append((s + i, s + i + 1, size))
                 continue
             ref = np.mean(nb, axis=0)
-            spike = float(np.linalg.norm(v[i] - ref)) / r
+            # a step the motion before it explains (carried on, at its acceleration, or turned up by a bounce inside
+            # the step: a landing right after the fastest step of a fall, a bounce at the clip's last step) is the
+            # body's own motion, however unlike the step after it is
+            predicted = _carried_on(v, i, tol.teleport_radii * r)
+            spike = min([float(np.linalg.norm(v[i] - ref))] + [_off_course(v[i], p) for p in predicted]) / r
             change = float(np.linalg.norm(nb[-1] - nb[0])) / r if len(nb) == 2 else 0.0
             if spike > tol.teleport_radii and spike > 1.2 * change and moved_whole(s + i, s + i + 1):
                 jumps.append((s + i, s + i + 1, spike))
@@ -206,13 +211,57 @@ def _lost_in_view(track: Track, ok: np.ndarray, k: int, video: VideoContext) -> 
     return not (np.isfinite(x) and np.isfinite(y)) or (0.0 <= x < w and 0.0 <= y < h)
 
 
-def _moves_across(track: Track, cut: MissingFrames, ok: np.ndarray, min_pixels: int = 10) -> bool:
-    """Whether ``track`` is seen at the step ``cut`` jumps over (frame ``cut.frame`` or the next; else the frame
-    before or after them) with at least ``min_pixels`` of the jumping pixels in or around its box there."""
+def _carried_on(v: np.ndarray, i: int, max_change_px: float) -> list[np.ndarray]:
+    """The steps the motion before step ``i`` predicts for it, from two steps before it that differ by at most
+    ``max_change_px`` (steady enough to predict from: a step out of a jump predicts nothing): the step before (the
+    velocity carried on) and that step plus the change between them (carried on at its acceleration: a fall gains a
+    fixed amount per step). ``v`` (n, 2) px per frame step within one observed run, y down."""
+    if i < 2 or float(np.linalg.norm(v[i - 1] - v[i - 2])) > max_change_px:
+        return []
+    return [v[i - 1], 2.0 * v[i - 1] - v[i - 2]]
+
+
+def _off_course(step: np.ndarray, predicted: np.ndarray) -> float:
+    """px: how far ``step`` lands from where ``predicted`` would put it. Falling (``predicted`` downward), a bounce
+    inside the step turns the fall round anywhere within its vertical speed: only the part of the vertical step
+    beyond that speed counts, as across a gap (a body that lands between two frames and rises again is seen higher
+    than the fall carried on would put it, by up to twice that speed)."""
+    off_x = float(step[0] - predicted[0])
+    off_y = max(0.0, abs(float(step[1])) - float(predicted[1])) if predicted[1] > 0 else float(step[1] - predicted[1])
+    return float(np.hypot(off_x, off_y))
+
+
+def _moves_across(track: Track, cut: MissingFrames, ok: np.ndarray, min_pixels: int = 10, span: int = 3) -> bool:
+    """Whether ``track`` moves across the step ``cut`` jumps over: seen there (frame ``cut.frame`` or the next; else
+    the frame before or after them) with at least ``min_pixels`` of the jumping pixels in or around its box there,
+    and not still on both sides of the step (``_still_beside``). The box is padded (a plain body's flow is at its
+    edges and around it), so a body standing beside one that moves across the step has jumping pixels around it
+    too: its own standing still says the jump is not its."""
     for k in (cut.frame, cut.frame + 1, cut.frame - 1, cut.frame + 2):
         if 0 <= k < len(ok) and ok[k]:
-            return cut.pixels_near_box(np.asarray(track.boxes_xyxy)[k]) >= min_pixels
+            return (cut.pixels_near_box(np.asarray(track.boxes_xyxy)[k]) >= min_pixels
+                    and not _still_beside(track, cut, ok, span))
     return False
+
+
+def _still_beside(track: Track, cut: MissingFrames, ok: np.ndarray, span: int) -> bool:
+    """Whether the subject's centre stands still over the ``span`` frame steps before ``cut``'s step (frames
+    ``cut.frame - span`` to ``cut.frame``) and over those after it (``cut.frame + 1`` on): on each side where it is
+    observed at two frames or more, the net move between the first and last of them is under half the flow a
+    jumping pixel moves per step (``timeline.MIN_MOVE_GRID_PX``, in video pixels) per frame between them; False when
+    neither side is observed at two frames (nothing to tell). Net, not summed: a still body's centre jitters back
+    and forth; one that moves (even tipping over, its centre at about half the speed of its far edge) gets on."""
+    limit_px = 0.5 * MIN_MOVE_GRID_PX / cut.scale
+    c = track.centroid_px
+    told = False
+    for a, b in ((cut.frame - span, cut.frame), (cut.frame + 1, cut.frame + 1 + span)):
+        seen = [k for k in range(max(a, 0), min(b, len(ok) - 1) + 1) if ok[k]]
+        if len(seen) < 2:
+            continue
+        told = True
+        if float(np.linalg.norm(c[seen[-1]] - c[seen[0]])) >= limit_px * (seen[-1] - seen[0]):
+            return False
+    return told
 
 
 def _freezes(track: Track, r: float) -> list[tuple[int, int, float, float]]:

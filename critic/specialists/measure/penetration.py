@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from critic.specialists.base import unknown
-from critic.specialists.kinematics import (area_radius, floor_contacts, observed, parabola_fit, radius, runs,
+from critic.specialists.kinematics import (Contact, area_radius, floor_contacts, observed, parabola_fit, radius, runs,
                                            stationary_runs)
 from critic.specialists.measure.common import Tolerances, measurement, phrase
 from critic.specialists.measure.continuity import colour_pixels, subject_lab
@@ -258,13 +258,35 @@ def _falls_off(track: Track, s: int, e: int, r: float) -> bool:
 
 def _falls_from_rest(track: Track, e: int, r: float, frames: int = 4, min_gain_radii: float = 0.2) -> bool:
     """Does the subject fall from the rest that ends at frame ``e``: over the ``frames`` observed frames after it,
-    down every step, each step longer than the one before, the last longer than the first by ``min_gain_radii``
-    radii or more (a falling body speeds up; one that sinks or is pushed down goes at a steady speed)?"""
+    down every step, none shorter than the one before by over a tenth of a radius (a blob's centre jitters by
+    about that), the last longer than the first by ``min_gain_radii`` radii or more (a falling body speeds up; one
+    that sinks or is pushed down goes at a steady speed)?"""
     k = np.arange(e, e + frames + 1)
     if k[-1] >= len(track.times_s) or not observed(track)[k].all():
         return False
     dy = np.diff(track.centroid_px[k, 1])
-    return bool((dy > 0).all() and (np.diff(dy) > 0).all() and (dy[-1] - dy[0]) / r >= min_gain_radii)
+    return bool((dy > 0).all() and (np.diff(dy) >= -0.1 * r).all() and (dy[-1] - dy[0]) / r >= min_gain_radii)
+
+
+def _held_at(track: Track, frame: int, bottom_px: float, r: float, tol_radii: float = 0.25) -> tuple[int, int]:
+    """The frames a touchdown at ``frame`` (box bottom ``bottom_px``) holds the subject: from it on, as long as it is
+    observed with its bottom within ``tol_radii`` of its radius ``r`` of that row. -> (first, last frame)."""
+    ok = observed(track)
+    bottom = track.boxes_xyxy[:, 3]
+    e = frame
+    while e + 1 < len(ok) and ok[e + 1] and abs(float(bottom[e + 1]) - bottom_px) <= tol_radii * r:
+        e += 1
+    return frame, e
+
+
+def _comes_down_lower(contacts: list[Contact], rests: list[tuple[int, int]], bottom: np.ndarray, s: int, e: int,
+                      r: float) -> bool:
+    """Does the subject, after frames ``s..e`` where it was held, touch down or come to rest more than
+    ``SINK_RADII`` of its radii ``r`` lower (box ``bottom`` (T,) px, image rows down) than it was held?"""
+    held_row = float(np.nanmedian(bottom[s:e + 1]))
+    lower = [c.bottom_px for c in contacts if c.frame > e]
+    lower += [float(np.nanmedian(bottom[s2:e2 + 1])) for s2, e2 in rests if s2 > e]
+    return any((row - held_row) / r > SINK_RADII for row in lower)
 
 
 def _flew_up(bottom: np.ndarray, ok: np.ndarray, level: float, start: int, end: int, r: float,
@@ -298,13 +320,14 @@ def _against_own_levels(track: Track, req: str, video: VideoContext) -> Measurem
         if came_down or any(c.frame <= s + 1 for c in contacts):
             events.append((s, float(np.nanmedian(bottom[s:e + 1]))))
     events += _rolling_levels(track, r)
-    # a rest the body then falls from to come to rest again lower in view (a hold in mid-air, the edge of a ledge)
-    # held it up for a while, but it is no level the body could sink below, nor is the landing that began it;
-    # where the body comes to rest after the fall is. (A body that falls on down from its rest and never stops in
+    # a rest or a touchdown the body then falls from, to come down again lower in view - to rest there, or to touch
+    # down (the clip may end before a rest there is long enough to count) - (a hold in mid-air, the edge of a
+    # ledge) held it up for a while, but it is no level the body could sink below, nor is the landing that began
+    # it; where the body comes down after the fall is. (A body that falls on down from its rest and never stops in
     # view went into the floor it rested on.)
-    held_then_fell = [(s, e) for s, e in rests if _falls_from_rest(track, e, r)
-                      and any(s2 > e and (np.nanmedian(bottom[s2:e2 + 1]) - np.nanmedian(bottom[s:e + 1])) / r
-                              > SINK_RADII for s2, e2 in rests)]
+    held = rests + [_held_at(track, c.frame, c.bottom_px, r) for c in contacts]
+    held_then_fell = [(s, e) for s, e in held if _falls_from_rest(track, e, r)
+                      and _comes_down_lower(contacts, rests, bottom, s, e, r)]
     events = [(f, b) for f, b in events if not any(s - 1 <= f <= e for s, e in held_then_fell)]
     if not events:
         return unknown("no level seen in the clip: the subject never touches down or rests in view (a background "

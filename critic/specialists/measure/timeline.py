@@ -30,6 +30,9 @@ import numpy as np
 from critic.specialists.colour import norm_last_axis
 from critic.types import VideoContext
 
+#: grid px per frame step: the least flow a pixel moves to count as moving (``missing_frames``)
+MIN_MOVE_GRID_PX = 0.7
+
 
 @dataclass(frozen=True)
 class MissingFrames:
@@ -131,9 +134,9 @@ def _step_ratio(flow: np.ndarray, following: np.ndarray, min_move_px: float, min
     return float(np.percentile(along, percentile)), mask
 
 
-def missing_frames(video: VideoContext, max_side: int = 160, min_move_px: float = 0.7, min_ratio: float = 2.5,
-                   max_after: float = 0.5, steady: tuple[float, float] = (0.5, 2.0), min_pixels: int = 100,
-                   min_change_ratio: float = 1.5) -> list[MissingFrames]:
+def missing_frames(video: VideoContext, max_side: int = 160, min_move_px: float = MIN_MOVE_GRID_PX,
+                   min_ratio: float = 2.5, max_after: float = 0.5, steady: tuple[float, float] = (0.5, 2.0),
+                   min_pixels: int = 100, min_change_ratio: float = 1.5) -> list[MissingFrames]:
     """Every frame step of ``video`` over which the moving picture jumps ahead (module docstring), in frame order
     (memoised on ``video``). ``min_move_px`` and ``min_pixels`` are in pixels of the ``max_side`` grid. The flow is
     only computed around steps whose picture changes ``min_change_ratio`` times as much as the step before
