@@ -125,6 +125,14 @@ def top_of_rise(y: np.ndarray, ok: np.ndarray, k: int) -> int:
     return k
 
 
+def top_of_fall(y: np.ndarray, ok: np.ndarray, k: int) -> int:
+    """The first frame of the descent into frame ``k``: back over the frames observed (``ok`` (T,)) in a row while
+    each is higher than the next (``y`` (T,) centre rows, image y down)."""
+    while k - 1 >= 0 and ok[k - 1] and y[k - 1] < y[k]:
+        k -= 1
+    return k
+
+
 @_per_track
 def stationary_runs(track: Track, *, max_speed_radii_per_frame: float = 0.12, min_frames: int = 4,
                     min_seconds: float = 0.2) -> list[tuple[int, int]]:

@@ -1060,12 +1060,7 @@ def test_a_still_body_beside_a_cut_is_not_blamed_for_it():
     frames = video.frames.copy()
     frames[:, 45:59, 46:60] = (200, 60, 60)
     video = context_from_arrays(frames, 12.5)
-    t = len(frames)
-    xy = np.tile([52.5, 51.5], (t, 1))
-    box = Track(subject="box", identity=1, boxes_xyxy=np.concatenate([xy - 7.0, xy + 7.0], 1), centroid_px=xy,
-                area_px=np.full(t, 196.0), visible=np.ones(t, bool), coasted=np.zeros(t, bool),
-                touches_border=np.zeros(t, bool), times_s=np.arange(t) / 12.5,
-                meta={"binding": {"by": "color", "candidates": 1, "confident": True}})
+    box = _centred_track(np.tile([52.5, 51.5], (len(frames), 1)), 7.0, subject="box", fps=12.5)
     cuts = unexplained_cuts(video)
     assert [c.frame for c in cuts] == [12] and cuts[0].pixels_near_box(box.boxes_xyxy[12]) >= 10
     moving = TrackMeasurer().run(MeasureOp(id="m", subject="ball", quantity="continuity"),
@@ -1521,15 +1516,16 @@ def test_a_body_at_rest_seen_only_once_it_changes_is_measured_against_its_colour
 
 
 def _centred_track(xy: np.ndarray, half: float | np.ndarray, *, seen: np.ndarray | None = None, subject: str = "ball",
-                   by: str = "color") -> Track:
+                   by: str = "color", fps: float = 10.0) -> Track:
     """A firmly bound track of ``subject`` centred at ``xy`` (T, 2) px with a square box of half side ``half`` px
-    (a number or (T,)), observed where ``seen`` (every frame by default), its area the box's inscribed circle."""
+    (a number or (T,)), observed where ``seen`` (every frame by default), its area the box's inscribed circle; frames
+    ``fps`` apart."""
     t = len(xy)
     half = np.broadcast_to(np.asarray(half, float), (t,))
     seen = np.ones(t, bool) if seen is None else seen
     return Track(subject=subject, identity=0, boxes_xyxy=np.concatenate([xy - half[:, None], xy + half[:, None]], 1),
                  centroid_px=np.asarray(xy, float), area_px=np.where(seen, np.pi * half ** 2, 0.0), visible=seen,
-                 coasted=np.zeros(t, bool), touches_border=np.zeros(t, bool), times_s=np.arange(t) / 10.0,
+                 coasted=np.zeros(t, bool), touches_border=np.zeros(t, bool), times_s=np.arange(t) / fps,
                  meta={"binding": {"by": by, "candidates": 1, "confident": True}})
 
 

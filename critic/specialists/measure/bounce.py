@@ -10,7 +10,7 @@ import numpy as np
 
 from critic.specialists.base import unknown
 from critic.specialists.kinematics import (Contact, floor_contacts, last_seen_before, observed, radius,
-                                          stationary_runs, top_of_rise, wall_contacts)
+                                          stationary_runs, top_of_fall, top_of_rise, wall_contacts)
 from critic.specialists.measure.common import Tolerances, measurement
 from critic.specialists.measure.continuity import colour_pixels, subject_lab
 from critic.types import Measurement, MeasureOp, Track, VideoContext
@@ -131,9 +131,7 @@ def _rebound_above_view(track: Track, video: VideoContext, c: Contact, r: float,
     seen = np.flatnonzero(ok)
     k = c.frame
     # the descent into the bounce: back over the frames seen in a row while they come down
-    j0 = k
-    while j0 - 1 >= 0 and ok[j0 - 1] and y[j0 - 1] < y[j0]:
-        j0 -= 1
+    j0 = top_of_fall(y, ok, k)
     if k - j0 < 2:
         return None
     apex_seen = j0 >= 1 and ok[j0 - 1] and y[j0 - 1] >= y[j0]

@@ -95,14 +95,9 @@ def continuity(op: MeasureOp, track: Track, other: Track | None, video: VideoCon
         gap = s1 - e0
         if gap > 4 or e0 - s0 < 1:
             continue
-        vel = c[e0] - c[e0 - 1]
-        pred = c[e0] + vel * gap
-        miss = float(np.linalg.norm(c[s1] - pred)) / r
-        if vel[1] > 0:
-            # a falling body may bounce inside the gap: its height then ends anywhere within its vertical speed
-            # times the gap of where it was (down and up again), not only on the line it was falling along
-            off_y = max(0.0, abs(float(c[s1, 1] - c[e0, 1])) - float(vel[1]) * gap)
-            miss = min(miss, float(np.hypot(c[s1, 0] - pred[0], off_y)) / r)
+        # against the velocity carried on over the gap; a falling body may bounce inside it, and its height then
+        # ends anywhere within its vertical speed times the gap of where it was (``_off_course``)
+        miss = _off_course(c[s1] - c[e0], (c[e0] - c[e0 - 1]) * gap) / r
         if miss > tol.teleport_radii + 1.0 * gap and moved_whole(e0, s1):
             jumps.append((e0, s1, miss))
     jumps = _beyond_fragments(jumps, track, r, tol.teleport_radii)
@@ -222,10 +217,11 @@ def _carried_on(v: np.ndarray, i: int, max_change_px: float) -> list[np.ndarray]
 
 
 def _off_course(step: np.ndarray, predicted: np.ndarray) -> float:
-    """px: how far ``step`` lands from where ``predicted`` would put it. Falling (``predicted`` downward), a bounce
+    """px: how far ``step`` (a frame step, or the move across a gap in the track) lands from where ``predicted``
+    (the motion before it carried on over as many frames) would put it. Falling (``predicted`` downward), a bounce
     inside the step turns the fall round anywhere within its vertical speed: only the part of the vertical step
-    beyond that speed counts, as across a gap (a body that lands between two frames and rises again is seen higher
-    than the fall carried on would put it, by up to twice that speed)."""
+    beyond that speed counts (a body that lands between two frames and rises again is seen higher than the fall
+    carried on would put it, by up to twice that speed)."""
     off_x = float(step[0] - predicted[0])
     off_y = max(0.0, abs(float(step[1])) - float(predicted[1])) if predicted[1] > 0 else float(step[1] - predicted[1])
     return float(np.hypot(off_x, off_y))

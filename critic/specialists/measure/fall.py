@@ -13,7 +13,7 @@ from critic.specialists.base import unknown
 from critic.specialists.colour import rgb_to_lab
 from critic.specialists.kinematics import (JITTER_PX, Contact, area_radius, floor_contacts, observed, parabola_fit,
                                            quadratic_motion, radius, runs, size_radius, stationary_runs,
-                                           top_of_rise)
+                                           top_of_fall, top_of_rise)
 from critic.specialists.measure.common import Tolerances, floor_row_of, measurement, phrase
 from critic.specialists.tracking import channel_max_diff
 from critic.types import Measurement, MeasureOp, Track, VideoContext
@@ -566,11 +566,7 @@ def _whole_over_bounce(track: Track, frame: int, max_ratio: float = 1.5) -> bool
     rebound read from them is no energy from nowhere."""
     ok = observed(track)
     y = track.centroid_px[:, 1]
-    start = frame
-    while start - 1 >= 0 and ok[start - 1] and y[start - 1] < y[start]:
-        start -= 1
-    top = top_of_rise(y, ok, frame)
-    span = np.arange(start, top + 1)
+    span = np.arange(top_of_fall(y, ok, frame), top_of_rise(y, ok, frame) + 1)
     radii = np.sqrt(np.asarray(track.area_px, float)[span[ok[span]]] / np.pi)
     radii = radii[radii > 0]
     return radii.size >= 2 and float(radii.max()) <= max_ratio * float(radii.min())
