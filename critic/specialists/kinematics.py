@@ -275,7 +275,9 @@ def floor_contacts(track: Track, *, min_drop_radii: float = 0.75, min_rebound_ra
     the floor, still go down by under a quarter of the step into the contact, when it then rises
     ``clear_rebound_radii`` or more (jitter at a landing does not); the drop and the rebound are measured to and from
     the lowest of those frames. A rise of one frame out of a frame whose blob took in a neighbour
-    (:func:`_blob_changed_for_one_frame`), down again at once, is no contact."""
+    (:func:`_blob_changed_for_one_frame`), down again at once, is no contact; nor is a descent that comes down
+    ``min_drop_radii`` only by the centre's move between a piece of the body and the whole of it, its edges staying
+    (:func:`_own_descent`)."""
     r = radius(track)
     if not np.isfinite(r):
         return []
@@ -305,6 +307,11 @@ def floor_contacts(track: Track, *, min_drop_radii: float = 0.75, min_rebound_ra
                 while j0 > landed_at and dy[j0 - 1] > 0:
                     j0 -= 1
                 drop = (y[k] - y[j0]) / r
+                if drop >= min_drop_radii and _own_descent(track, ok, s, y, j0, k, axis, toward) / r < min_drop_radii:
+                    # the descent is made by the blob finding the rest of the body (a piece seen for a while, then
+                    # the whole): its centre moved, its edges and the body did not come down
+                    k += 1
+                    continue
                 if axis == 1 and drop >= min_drop_radii and not _fell(tt, y, j0, k, r, min_drop_radii):
                     # a creep down the picture, slower than any fall (``MIN_FALL_ACCEL_RADII``): no contact
                     k += 1
@@ -399,6 +406,29 @@ def _blob_changed_for_one_frame(track: Track, seen: np.ndarray, frame: int) -> b
         return False
     before, here, after = (float(track.area_px[f]) for f in (frame - 1, frame, frame + 1))
     return areas_alike(before, after) and not areas_alike(here, before) and not areas_alike(here, after)
+
+
+def _own_descent(track: Track, ok: np.ndarray, s: int, y: np.ndarray, j0: int, k: int, axis: int = 1,
+                 toward: int = 1, piece_ratio: float = 4.0) -> float:
+    """px: how far down ``y`` (``toward`` times the centre's coordinate along ``axis``, from frame ``s`` of ``track``
+    on) the descent from ``j0`` to ``k`` goes, a step between a piece of the body and the whole of it counted by
+    the body's edges, not its centre. A piece (the blob's area under the other's by over x``piece_ratio``: half the
+    radius or less; a body that tumbles, turns or merges with its shadow as it lands changes its area by far less)
+    shares one edge with the whole body, and that edge moves as the body does, while the centre moves by the change
+    of blob: such a step counts the lesser move down of the box's two edges along ``axis`` (none, where the piece is
+    the top of a ball rolling along the floor and the whole ball is found again). Steps to or from a frame the body is
+    not seen in (``ok`` false: its place interpolated over the gap) count as they are."""
+    area = np.asarray(track.area_px, float)
+    boxes = np.asarray(track.boxes_xyxy, float)
+    down = 0.0
+    for i in range(j0, k):
+        a, b = s + i, s + i + 1
+        step = float(y[i + 1] - y[i])
+        if ok[a] and ok[b] and not areas_alike(float(area[a]), float(area[b]), piece_ratio):
+            edges = toward * (boxes[b, [axis, axis + 2]] - boxes[a, [axis, axis + 2]])
+            step = float(edges.min())
+        down += max(step, 0.0)
+    return down
 
 
 def _fell(tt: np.ndarray, y: np.ndarray, j0: int, k: int, r: float, min_drop_radii: float) -> bool:

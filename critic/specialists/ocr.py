@@ -17,8 +17,9 @@ wall). A different text contradicts the claimed one only when it is read the sam
 ``firm_confidence``, in two sampled frames (or in one and a frame next to it: a text shown briefly falls in one
 sample): a misread of small or blurred glyphs is often stable from frame to frame (the same pixels give the same
 wrong letters), but Tesseract rarely trusts it. A near miss (more than half of the claimed characters, 'WATE' for
-'WAIT': one letter is the commonest misread) must also be read the same in another view of those frames: two views
-of the glyphs agree on the letter, or it is not firm.
+'WAIT': one letter is the commonest misread) must also be read the same in another view of those frames, alone or
+with glyphs more at its ends ('BBAWL' beside 'BAWL': a stroke at the caption's end read as one more letter): two
+views of the glyphs agree on the letter, or it is not firm.
 
 With a ``recognizer`` (:mod:`critic.specialists.text_recognizer`, a network trained on scene text), every line is
 read by it too, as it is (``crnn``) and inverted (``crnn_inverted``): two more views under the same rules, its
@@ -123,7 +124,7 @@ class TesseractReader:
     @property
     def version(self) -> str:
         # the reads (and so the cache) differ with and without the recogniser
-        return "9" + ("+crnn" if self._recognizer_ready() else "")
+        return "10" + ("+crnn" if self._recognizer_ready() else "")
 
     def _tesseract(self) -> bool:
         return shutil.which("tesseract") is not None
@@ -368,8 +369,9 @@ class TesseractReader:
                 if len(line) < self.min_chars or line == claimed or part_of_claim(claimed, line):
                     continue
                 # a near miss of the claimed text is firm only where another view of the line's glyphs (any but the
-                # whole page's, and not the network's other look) reads it too
-                looks = {_reader_of(v) for v in views[line]} - {"page"}
+                # whole page's, and not the network's other look) reads it too, or reads it within a longer line (a
+                # stroke at the caption's end read as one more glyph: 'BBAWL' beside 'BAWL' for 'BALL')
+                looks = {_reader_of(v) for text, vs in views.items() if line in text for v in vs} - {"page"}
                 if similarity(op.text, line) > self.near_miss and len(looks) < 2:
                     continue
                 out.add(line)

@@ -209,14 +209,21 @@ def test_judge_none_and_local_endpoint():
     (["vesr?", "vesr?", "vesr?"], "unknown"),     # the same wrong letters each time, but Tesseract doubts them
     (["TESX?", "TESX?", "TESX?"], "unknown"),     # one letter off and doubted: neither the claim nor firm
     (["OPEN?", "OPEN?", "OPEN?"], "unknown"),     # another text, but doubted
+    (["TESX*", "TESX*", "TESX*"], "contradicted"),  # one letter off, the network reads it too with a glyph more
+    (["TESX-", "TESX-", "TESX-"], "unknown"),     # ... but not where the network reads another letter there
 ])
 def test_another_text_must_be_read_firmly_to_contradict(monkeypatch, reads, state):
     """A read ending in '?' is one Tesseract gives a confidence of 40 (under the reader's 80), others 95; one
-    ending in '+' is read so both as it is and binarised (two views), the others in the raw view only."""
+    ending in '+' is read so both as it is and binarised (two views), the others in the raw view only. One ending in
+    '*' is read so as it is, and by the network with a glyph more at its start ('TTESX'); one ending in '-', by the
+    network with another last letter ('TESY')."""
     reader = TesseractReader(frames=3)
 
     def lines(r: str) -> list[ReadLine]:
-        text, conf = r.rstrip("?+"), 40.0 if r.endswith("?") else 95.0
+        text, conf = r.rstrip("?+*-"), 40.0 if r.endswith("?") else 95.0
+        if r.endswith("*") or r.endswith("-"):
+            network = "T" + text if r.endswith("*") else text[:-1] + "Y"
+            return [ReadLine(text, conf, "raw"), ReadLine(network, conf, "crnn")]
         views = ("raw", "flat") if r.endswith("+") else ("raw",)
         return [ReadLine(text, conf, view) for view in views]
 

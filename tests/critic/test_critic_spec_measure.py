@@ -1071,6 +1071,28 @@ def test_a_still_body_beside_a_cut_is_not_blamed_for_it():
     assert still.state == "supported", (still.measured, still.reason)
 
 
+def test_a_body_stepping_on_steadily_across_a_cut_is_not_blamed_for_it():
+    """The sliding block with frames 13-17 cut out, and a second body whose own track overlaps the block where it
+    jumps but steps on 2.5 px a frame across that step as before (the flow of one body spreads onto a body beside
+    it; Farneback's flow fails on a small body moving farther than its size in a step): the jump is not its, and
+    its continuity is supported. Its own track moving six times as far over that step is blamed for the cut."""
+    x = 20.0 + 2.0 * np.arange(40)
+    video, block = _sliding_block(np.concatenate([x[:13], x[18:]]))
+    t = video.num_frames
+    steady_x = 30.0 + 2.5 * np.arange(t)
+    cuts = unexplained_cuts(video)
+    assert [c.frame for c in cuts] == [12]
+    op = MeasureOp(id="m", subject="other", quantity="continuity")
+    for name, xs, expected in (("steady", steady_x, "supported"),
+                               ("jumping", np.where(np.arange(t) > 12, steady_x + 12.5, steady_x), "contradicted")):
+        other = _centred_track(np.stack([xs, np.full(t, 67.5)], 1), 7.0, subject="other", fps=12.5)
+        assert cuts[0].pixels_near_box(other.boxes_xyxy[12]) >= 10
+        m = TrackMeasurer().run(op, OperationInputs(tracks={"other": [other]}), video)
+        assert m.state == expected, (name, m.measured, m.reason)
+        if expected == "contradicted":
+            assert (m.window.start_frame, m.window.end_frame) == (12, 13), (m.measured, m.window)
+
+
 def test_a_body_at_rest_above_the_floor_line_is_not_denied_a_landing():
     """In a perspective view the floor farther away is higher in the picture: a ball at rest above the floor line
     the background shows may be on the floor; the landing is unknown, not contradicted."""
@@ -2192,6 +2214,37 @@ def test_a_blob_that_takes_in_a_neighbour_for_one_frame_mid_fall_has_not_bounced
     contacts = floor_contacts(track(bounce_y, shadow_area))
     assert contacts and contacts[0].kind == "bounce" and contacts[0].frame == hit
 
+
+def test_a_descent_made_by_the_blob_finding_the_whole_body_again_is_no_landing():
+    """A ball (radius 7 px, 24 fps) rolls right along the floor; for frames 12-20 the tracker holds only its top (a
+    tenth of its area, 2 px tall, its top edge the ball's) and then the whole ball again: the one step from the
+    piece to the whole moves the centre 0.8 radii down the picture, but its top edge stays and the body came down
+    nowhere: no landing. The same ball let go from rest at frame 12, 4 radii up, and seen by its top alone as it
+    falls (a dark ball over dark squares of the floor) until it lands and is found whole, lands: its top edge came
+    down with it."""
+    from critic.specialists.kinematics import floor_contacts
+
+    t, fps, r = 30, 24.0, 7.0
+    times = np.arange(t) / fps
+    whole_area = np.pi * r * r
+
+    def track(top: np.ndarray, piece: np.ndarray) -> Track:
+        bottom = np.where(piece, top + 2.0, top + 2 * r)
+        x = 70.0 + 4.0 * np.arange(t)
+        boxes = np.stack([x - r, top, x + r, bottom], 1)
+        centre = np.stack([x, 0.5 * (top + bottom)], 1)
+        return Track(subject="ball", identity=0, boxes_xyxy=boxes, centroid_px=centre,
+                     area_px=np.where(piece, 0.1 * whole_area, whole_area), visible=np.ones(t, bool),
+                     coasted=np.zeros(t, bool), touches_border=np.zeros(t, bool), times_s=times)
+
+    frames = np.arange(t)
+    rolling = track(np.full(t, 102.4), (frames >= 12) & (frames <= 20))
+    assert rolling.centroid_px[21, 1] - rolling.centroid_px[20, 1] >= 0.75 * r
+    assert floor_contacts(rolling) == []
+    fall_s = np.clip(times - times[12], 0.0, None)
+    top = 74.4 + np.minimum(0.5 * 200.0 * r * fall_s ** 2, 4.0 * r)
+    landed = int(np.flatnonzero(top >= top[-1])[0])
+    assert [c.kind for c in floor_contacts(track(top, (frames >= 12) & (frames < landed)))] == ["land"]
 
 def test_a_rebound_out_of_the_top_of_the_picture_rose_higher_than_its_drop():
     """A ball let go from rest near the top of the view (centre at row 12, radius 5 px) bounces off the floor with

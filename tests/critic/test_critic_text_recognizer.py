@@ -80,7 +80,7 @@ def test_without_tesseract_or_weights_the_read_is_unknown_with_both_reasons(monk
     _, video = _still("open_caption_over_checker_floor.png")
     m = reader.run(ReadOp(id="r", text="OPEN"), OperationInputs(), video)
     assert m.state == "unknown" and "tesseract" in m.reason and "does not exist" in m.reason, m.reason
-    assert reader.version == "9"
+    assert reader.version == "10"
 
 
 @WEIGHTS
@@ -100,7 +100,7 @@ def test_a_caption_tesseract_misreads_is_read_with_the_recogniser():
     recogniser, 'OPEN' is read firmly in both its views in every frame: "OPEN" is supported, "EXIT" contradicted."""
     _, video = _still("open_caption_over_checker_floor.png")
     reader = TesseractReader(frames=4, recognizer=CrnnLineRecognizer())
-    assert reader.version == "9+crnn"
+    assert reader.version == "10+crnn"
     m = reader.run(ReadOp(id="r", text="EXIT"), OperationInputs(), video)
     assert m.state == "contradicted" and "'open'" in m.measured, (m.measured, m.reason, m.values)
     assert reader.run(ReadOp(id="r", text="OPEN"), OperationInputs(), video).state == "supported"

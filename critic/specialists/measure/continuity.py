@@ -230,13 +230,51 @@ def _off_course(step: np.ndarray, predicted: np.ndarray) -> float:
 def _moves_across(track: Track, cut: MissingFrames, ok: np.ndarray, min_pixels: int = 10, span: int = 3) -> bool:
     """Whether ``track`` moves across the step ``cut`` jumps over: seen there (frame ``cut.frame`` or the next; else
     the frame before or after them) with at least ``min_pixels`` of the jumping pixels in or around its box there,
-    and not still on both sides of the step (``_still_beside``). The box is padded (a plain body's flow is at its
-    edges and around it), so a body standing beside one that moves across the step has jumping pixels around it
-    too: its own standing still says the jump is not its."""
+    not still on both sides of the step (``_still_beside``), and not carrying its own motion on across it
+    (``_carries_on_across``). The box is padded (a plain body's flow is at its edges and around it), so a body
+    standing beside one that moves across the step has jumping pixels around it too: its own standing still, or its
+    own steady steps, say the jump is not its."""
     for k in (cut.frame, cut.frame + 1, cut.frame - 1, cut.frame + 2):
         if 0 <= k < len(ok) and ok[k]:
             return (cut.pixels_near_box(np.asarray(track.boxes_xyxy)[k]) >= min_pixels
-                    and not _still_beside(track, cut, ok, span))
+                    and not _still_beside(track, cut, ok, span) and not _carries_on_across(track, cut, ok))
+    return False
+
+
+def _carries_on_across(track: Track, cut: MissingFrames, ok: np.ndarray, min_step_px: float = 2.0,
+                       max_off: float = 0.5) -> bool:
+    """Whether the subject's own track steps across ``cut``'s step (frame ``cut.frame`` to the next) as its motion
+    around it predicts: the step it was taking before, that step at its acceleration (``_carried_on``), or the
+    mean of the steps before and after, at least one of them ``min_step_px`` (video px) long (a step well above a
+    tracker's jitter) and missed by under ``max_off`` of its length. Frames cut out of its motion move it k + 1
+    times as far as it went the step before, which misses every such prediction by a whole step or more; a body
+    that only shares the picture with the jump (Farneback's flow fails on a small body moving farther than its own
+    size in a step, and spreads onto the bodies beside one that moves) steps on as before. Read only from frames
+    where the blob is the whole body (observed, its area alike that at the step: ``kinematics.areas_alike``), so
+    that its centre is the body's, and at least on the frames either side of the step and the one before; else
+    False (the flow alone tells)."""
+    k = cut.frame
+    area = np.asarray(track.area_px, float)
+
+    def whole(f: int) -> bool:
+        return 0 <= f < len(ok) and bool(ok[f]) and areas_alike(area[k], area[f])
+
+    if not all(whole(f) for f in (k - 1, k, k + 1)):
+        return False
+    c = np.asarray(track.centroid_px, float)
+    across = c[k + 1] - c[k]
+    before = c[k] - c[k - 1]
+    predicted = [before]
+    if whole(k - 2):
+        # at its acceleration only from two steps alike enough to predict from (``_carried_on``)
+        steps = np.diff(c[k - 2:k + 1], axis=0)
+        predicted = _carried_on(steps, 2, max_off * float(np.linalg.norm(before))) or predicted
+    if whole(k + 2):
+        predicted.append(0.5 * (before + c[k + 2] - c[k + 1]))
+    for p in predicted:
+        length = float(np.linalg.norm(p))
+        if length >= min_step_px and float(np.linalg.norm(across - p)) < max_off * length:
+            return True
     return False
 
 
