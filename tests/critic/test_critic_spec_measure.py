@@ -1982,6 +1982,27 @@ def test_a_bounce_inside_a_tracking_gap_is_no_jump():
     assert jumped.state == "contradicted", (jumped.measured, jumped.reason)
 
 
+def test_a_flight_that_turns_over_inside_a_tracking_gap_is_no_jump():
+    """A ball thrown up and to the right at 10 fps, lost by the tracker for the three frames around the top of its
+    flight: over the gap's 0.4 s the velocity before it carried on would put it 12 radii higher than it is seen again,
+    but gravity bends a flight down by up to half of 400 radii/s^2 times that time squared, and its sideways course
+    holds: no jump (supported). Moved 8 radii sideways across the same gap, it has jumped (contradicted)."""
+    t_count, fps = 20, 10.0
+    t = np.arange(t_count) / fps
+    xy, contacts = S.bounce_path(t, x0=20.0, y0=S.FLOOR_Y - S.RADIUS - 1.0, vx=60.0, vy=-250.0)
+    ball = S.Ball(xy=xy, radius=np.full(t_count, S.RADIUS), visible=np.ones(t_count, bool), color=S.COLORS["red"])
+    clip = S.Synthetic(frames=S.draw(S.background(), [ball], t_count), fps=fps, audio=None,
+                       audio_rate_hz=S.AUDIO_RATE, balls={"ball": ball}, contacts_s=contacts)
+    hidden = np.zeros(t_count, bool)
+    hidden[3:6] = True
+    op = MeasureOp(id="m", subject="ball", quantity="continuity")
+    thrown = TrackMeasurer().run(op, OperationInputs(tracks={"ball": [_truth_track(clip, hidden)]}), clip.context())
+    assert thrown.state == "supported", (thrown.measured, thrown.reason)
+    moved = S.teleport(clip, at=4, dx_radii=8.0)
+    jumped = TrackMeasurer().run(op, OperationInputs(tracks={"ball": [_truth_track(moved, hidden)]}), moved.context())
+    assert jumped.state == "contradicted", (jumped.measured, jumped.reason)
+
+
 def test_a_jump_right_before_the_tracker_loses_the_body_is_judged():
     """A falling ball jumps 8 radii sideways in one frame and the tracker loses it from the next frame on (a body
     that comes to rest where it jumped is taken into the background): the step before the loss has one neighbour,

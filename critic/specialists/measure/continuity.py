@@ -96,8 +96,12 @@ def continuity(op: MeasureOp, track: Track, other: Track | None, video: VideoCon
         if gap > 4 or e0 - s0 < 1:
             continue
         # against the velocity carried on over the gap; a falling body may bounce inside it, and its height then
-        # ends anywhere within its vertical speed times the gap of where it was (``_off_course``)
-        miss = _off_course(c[s1] - c[e0], (c[e0] - c[e0 - 1]) * gap) / r
+        # ends anywhere within its vertical speed times the gap of where it was (``_off_course``); and over the gap's
+        # time gravity bends a flight down by up to half the most an everyday body falls at (``FALL_MAX_RADII``)
+        # times its square, and a bounce inside it sends the body back up as far: a body that rises, turns over and
+        # comes down again unseen is off its course in height only (a thrown ball at 10 fps, lost for four frames)
+        dt = float(track.times_s[s1] - track.times_s[e0])
+        miss = _off_course(c[s1] - c[e0], (c[e0] - c[e0 - 1]) * gap, 0.5 * FALL_MAX_RADII * r * dt * dt) / r
         if miss > tol.teleport_radii + 1.0 * gap and moved_whole(e0, s1):
             jumps.append((e0, s1, miss))
     jumps = _beyond_fragments(jumps, track, r, tol.teleport_radii)
@@ -216,15 +220,16 @@ def _carried_on(v: np.ndarray, i: int, max_change_px: float) -> list[np.ndarray]
     return [v[i - 1], 2.0 * v[i - 1] - v[i - 2]]
 
 
-def _off_course(step: np.ndarray, predicted: np.ndarray) -> float:
+def _off_course(step: np.ndarray, predicted: np.ndarray, vertical_slack_px: float = 0.0) -> float:
     """px: how far ``step`` (a frame step, or the move across a gap in the track) lands from where ``predicted``
     (the motion before it carried on over as many frames) would put it. Falling (``predicted`` downward), a bounce
     inside the step turns the fall round anywhere within its vertical speed: only the part of the vertical step
     beyond that speed counts (a body that lands between two frames and rises again is seen higher than the fall
-    carried on would put it, by up to twice that speed)."""
+    carried on would put it, by up to twice that speed). ``vertical_slack_px``: how far off its course gravity, and a
+    bounce, may take a body up or down over the step: only the vertical miss beyond it counts."""
     off_x = float(step[0] - predicted[0])
     off_y = max(0.0, abs(float(step[1])) - float(predicted[1])) if predicted[1] > 0 else float(step[1] - predicted[1])
-    return float(np.hypot(off_x, off_y))
+    return float(np.hypot(off_x, max(0.0, abs(off_y) - vertical_slack_px)))
 
 
 def _moves_across(track: Track, cut: MissingFrames, ok: np.ndarray, min_pixels: int = 10, span: int = 3) -> bool:
