@@ -42,7 +42,8 @@ FRICTION_DECEL_RADII = 300.0
 def continuity(op: MeasureOp, track: Track, other: Track | None, video: VideoContext, tol: Tolerances) -> Measurement:
     """No jump larger than ``tol.teleport_radii`` against the neighbouring frame-to-frame displacements and against
     the motion before it carried on (``_carried_on``, ``_off_course``; across a short gap, against the
-    constant-velocity prediction), unless the frame times explain it; no stop in one frame and start again at the
+    constant-velocity prediction, its height free within what gravity and a bounce allow over the gap's time),
+    unless the frame times explain it; no stop in one frame and start again at the
     same velocity (frozen or held frames); no stop dead from a steady velocity with nothing to stop it
     (``_dead_stops``); no frames cut out of the picture's motion where the subject moves (``timeline.missing_frames``,
     ``_moves_across``)."""
