@@ -163,8 +163,9 @@ def cost_matrix(subjects: list[SubjectSpec], cands: list[Candidate], prompt: str
     radii = np.array([c.radius for c in cands])
     tiny = specks(cands, w)
     for i, s in enumerate(subjects):
+        shade = subject_shade(s, prompt)  # read from the prompt once per subject (every candidate uses it)
         if colours.known(s.color):
-            cc = colours.colour_cost(rgb, s.color, subject_shade(s, prompt))
+            cc = colours.colour_cost(rgb, s.color, shade)
             cost[i] += w.colour * cc
             cost[i, cc > w.max_colour_cost] = FORBIDDEN
         else:
@@ -176,7 +177,7 @@ def cost_matrix(subjects: list[SubjectSpec], cands: list[Candidate], prompt: str
             travels = c.travel >= w.min_travel_radii
             cost[i, j] += (w.moving * travels if s.at_rest else w.still * (not travels)) + w.unseen * (1.0 - c.seen)
             if s.at_rest and travels and colours.known(s.color) and \
-                    not _shows_colour(c.rgb, s.color, subject_shade(s, prompt), w.sure_colour_cost):
+                    not _shows_colour(c.rgb, s.color, shade, w.sure_colour_cost):
                 # a body the prompt holds at rest that crosses the picture (lifted, knocked away) still shows its
                 # colour plainly; a mover of a near colour (a dark red ball for a brown can) is another body, and
                 # would take the subject the median background holds (found by its colour alone instead)
