@@ -236,6 +236,10 @@ EVENTS: list[EventPattern] = [
                 r"(?:stays?|stayed|remains?|remained|sits?|sat|stands?|stood|lies|lay|rests?)\s+(?:[\w-]+\s+){0,4}?"
                 r"without (?:moving|any motion|motion)|(?:does not|doesn't|do not|don't|never)\s+(?:move|moves|budge))\b",
        "still", "still"),
+    # a thing resting on a surface is a state too, not an arrival ("comes to rest on the floor" is one); a body that
+    # moves by itself lying on a blanket is a posture, not stillness
+    _p("rest_on", r"\b(?<!to\s)(?:rests?|rested|resting|lies|lay|lying)\s+(?:\w+ly\s+)?(?:on|upon)\s+"
+                  r"(?=(?:the|a|an|its|their)\s)", "still", "still", inanimate_only=True),
     _p("rest", r"\b(?:comes? to (?:a )?(?:rest|stop|halt|standstill)|came to (?:a )?(?:rest|stop|halt|standstill)|"
                r"coming to (?:a )?(?:rest|stop|halt)|rests?|rested|settles?|settled|stops?|stopped|"
                r"(?:stays?|stayed|remains?|remained|remaining|staying)\s+(?:still|motionless|stationary|in place|"
@@ -292,6 +296,8 @@ EVENTS: list[EventPattern] = [
        inanimate_only=True),
 ]
 PATTERNS = {p.name: p for p in EVENTS}
+#: the patterns of stillness over the clip
+STILL_KINDS = ("still", "rest_on")
 
 #: what a body moves into without colliding with it
 CONTAINER_WORDS = frozenset({"hole", "gap", "cup", "bowl", "container", "pocket", "basket", "bin", "bucket", "net",
@@ -735,10 +741,11 @@ class RulesPlanner:
         b = st.builder
         events = [ev for clause in cls for ev in clause.events]
         for ev in events:
-            if ev.kind != "still" or ev.op is None:
+            if ev.kind not in STILL_KINDS or ev.op is None:
                 continue
             subject = ev.subjects[0]
-            moves = [o for o in events if o is not ev and o.quantity is not None and o.kind not in ("still", "static")
+            moves = [o for o in events if o is not ev and o.quantity is not None
+                     and o.kind not in (*STILL_KINDS, "static")
                      and subject in o.subjects]
             if not moves:
                 continue
@@ -752,7 +759,7 @@ class RulesPlanner:
                               **{**old.model_dump(exclude={"id", "op"}), "quantity": "rest"})
             ev.quantity = "rest"
         for ev in events:
-            if ev.kind == "still" and ev.quantity == "still" and ev.op is not None and not ev.negated:
+            if ev.kind in STILL_KINDS and ev.quantity == "still" and ev.op is not None and not ev.negated:
                 for subject in ev.subjects:
                     b.update_subject(subject, at_rest=True)
 

@@ -95,7 +95,7 @@ class SceneChangeDetector:
     """
 
     name = "scene_change"
-    version = "5"
+    version = "7"
 
     def __init__(self, grid_side: int = 160, step_delta_e: float = 25.0, stable_delta_e: float = 8.0,
                  before_s: float = 0.15, after_s: float = 0.15, min_steady_frames: int = 4, min_area_px: int = 12,

@@ -553,6 +553,11 @@ def test_a_toy_animal_is_an_object_and_sitting_still_is_stillness():
     ("The yellow box does not move.", "still"),
     ("A red ball rolls to the right, then stays still.", "rest"),  # the rest that ends its motion
     ("A red ball rolls and comes to rest.", "rest"),
+    ("A purple ball rests on the ground.", "still"),  # resting on a surface is a state
+    ("A bottle lies on its side on the table.", "still"),
+    ("A red ball rolls and comes to rest on the floor.", "rest"),
+    ("A dark green block falls and then rests on the mat.", "rest"),  # the rest that ends its fall
+    ("A cat lies on the rug.", "judge"),  # a body that moves by itself lying down: a posture, not stillness
     ("A red ball stays still, then rolls away.", "judge"),  # until when: no instrument window says
     ("The red ball is still rolling across the floor.", None),  # "still" = yet
 ])

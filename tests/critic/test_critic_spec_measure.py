@@ -1050,6 +1050,26 @@ def test_frames_cut_out_of_slow_motion_break_continuity():
     assert speeding.state == "supported", (speeding.measured, speeding.reason)
 
 
+def test_a_body_that_stops_being_drawn_is_no_cut():
+    """A checkered ball rolling left 1 px a frame on a plain floor. With frames 14-18 cut out it jumps 6 px over
+    step 13 and rolls on as before: frames missing at that step. Where it is simply no longer drawn after frame 13
+    (a vanish), the flow over the place it left jumps too, and nothing moves after it, but that flow carries the
+    picture to the next frame no better than no motion at all: nothing moved farther, so no frames are missing."""
+    rows, cols = np.mgrid[0:12, 0:12]
+    ball = np.where(((rows // 3 + cols // 3) % 2)[..., None] == 0, (220, 60, 60), (250, 250, 250)).astype(np.uint8)
+
+    def clip(x_of_frame: list[float | None]):
+        frames = np.full((len(x_of_frame), 120, 200, 3), 70, np.uint8)
+        for k, x in enumerate(x_of_frame):
+            if x is not None:
+                frames[k, 60:72, int(round(x)):int(round(x)) + 12] = ball
+        return context_from_arrays(frames, 12.5)
+
+    x = [150.0 - k for k in range(35)]
+    assert [c.frame for c in unexplained_cuts(clip(x[:14] + x[19:]))] == [13]
+    assert unexplained_cuts(clip(x[:14] + [None] * 16)) == []
+
+
 def test_a_still_body_beside_a_cut_is_not_blamed_for_it():
     """The sliding block with frames 13-17 cut out, and a red box standing still just above its path where the
     block jumps: the jumping pixels lie in and around the box's padded box too, but the box stands still before
@@ -2978,3 +2998,55 @@ def test_a_body_pushed_up_from_rest_in_mid_air_is_contradicted_from_where_it_set
                             video)
     assert m.state == "contradicted" and (m.window.start_frame, m.window.end_frame) == (2, 9), \
         (m.measured, m.reason, m.window)
+
+
+def test_a_rebound_is_weighed_against_the_drop_counted_from_rest():
+    """A ball (radius 8 px, 25 fps) falls from rest 90 px onto the floor and rebounds with restitution 0.9: no higher
+    than its drop. Where it is hidden for its first six frames (behind something; seen from row 50, already falling
+    at 14 px a frame), the drop seen is 6 radii and the rebound 9: a body falling that fast had fallen v^2 / 2a from
+    rest, a the 2.2 px a frame^2 its rise slows by, about 47 px more, so the drop counted from rest is no lower than
+    the rebound. A rebound with restitution 1.3 after the whole drop is seen from rest is still too high."""
+    from critic.specialists.measure.bounce import bounce
+
+    def rows(restitution: float) -> np.ndarray:
+        accel = 2 * 90 / 81  # px / frame^2: from row 10 at frame 0 to row 100 at frame 9
+        fall = 10 + 0.5 * accel * np.arange(10) ** 2
+        k = np.arange(1, 40)
+        rise = 100 - restitution * accel * 9 * k + 0.5 * accel * k ** 2
+        return np.concatenate([fall, rise[:np.argmax(rise > 100)], [100.0] * 3])
+
+    op = MeasureOp(id="m", subject="ball", quantity="bounce")
+    tol = TrackMeasurer().tolerances
+    for restitution, hidden, state in ((0.9, 0, "supported"), (0.9, 6, "supported"), (1.3, 0, "contradicted")):
+        ys = rows(restitution)
+        video = context_from_arrays(np.zeros((len(ys), 160, 200, 3), np.uint8), 25.0)
+        seen = np.arange(len(ys)) >= hidden
+        m = bounce(op, _seen_ball(_column(ys), 25.0, half=7.5, visible=seen), None, video, tol)
+        assert m.state == state, (restitution, hidden, m.measured, m.reason)
+        first = m.values["contacts"][0]
+        # the drop seen, from where the track begins: under the rebound only when the first six frames are hidden
+        assert (first["drop_radii"] < first["rebound_radii"]) == (hidden > 0 or restitution > 1), first
+
+
+def test_a_rise_out_of_a_floor_contact_the_track_spent_on_another_body_is_no_rebound_to_weigh():
+    """A ball (radius 4 px, 25 fps) falls straight down from rest 60 px (15 radii) to row 100, and at once the track
+    is on a body 80 px up: a rebound of 20 radii, over the drop. Where that body is also 25 px to the side, the
+    contact's place is off the sideways line through the frames beside it (a floor pushes up; a bounce keeps its
+    sideways speed): the track stepped onto another body, and its rise is no rebound of this drop; straight up it
+    is weighed (too high). So too for a track that is on a body 25 px aside for the contact's frame alone, then back
+    over the ball rising higher than it fell."""
+    from critic.specialists.measure.bounce import bounce
+
+    op = MeasureOp(id="m", subject="ball", quantity="bounce")
+    fall = _column(40 + 60 * (np.arange(10) / 9.0) ** 2)
+    rise = _column(100 - 20 * np.arange(1, 5))  # on up to row 20 and out of the picture's top
+    for aside, state in ((0.0, "contradicted"), (25.0, "supported")):
+        xy = np.concatenate([fall, np.array([[100 + aside, 20.0]] * 12)])
+        video = context_from_arrays(np.zeros((len(xy), 160, 200, 3), np.uint8), 25.0)
+        m = bounce(op, _seen_ball(xy, 25.0, half=3.5), None, video, TrackMeasurer().tolerances)
+        assert m.state == state, (aside, m.measured, m.reason)
+    for aside, state in ((0.0, "contradicted"), (25.0, "supported")):
+        xy = np.concatenate([fall[:-1], [[100 + aside, 104.0]], rise, np.array([[100.0, 20.0]] * 3)])
+        video = context_from_arrays(np.zeros((len(xy), 160, 200, 3), np.uint8), 25.0)
+        m = bounce(op, _seen_ball(xy, 25.0, half=3.5), None, video, TrackMeasurer().tolerances)
+        assert m.state == state, ("for one frame", aside, m.measured, m.reason)

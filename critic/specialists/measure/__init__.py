@@ -78,7 +78,7 @@ class TrackMeasurer:
     arguments are tolerances (:class:`critic.specialists.measure.common.Tolerances` says what each one means)."""
 
     name = "tracks"
-    version = "89"
+    version = "95"
 
     def __init__(self, teleport_radii: float = 2.5, hover_radii: float = 1.5, morph_ratio: float = 1.6,
                  morph_window_s: float = 0.3, rest_speed_radii_per_s: float = 1.0, contact_gap_radii: float = 0.35,

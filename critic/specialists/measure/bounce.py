@@ -1,7 +1,9 @@
 """Bounce: a velocity reversal at a contact with a surface, rebounding no higher than the drop.
 
 Contacts come from ``kinematics.floor_contacts`` along the image's y axis (the floor) or x axis (``surface="wall"``),
-with sub-frame times where parabolas fit on both sides.
+with sub-frame times where parabolas fit on both sides. A rebound is weighed against its drop counted from rest (a
+body first seen already falling fell from higher than it shows) where the track is on the body at the contact (its
+place there on the sideways line through the frames beside it).
 """
 
 from __future__ import annotations
@@ -49,19 +51,28 @@ def bounce(op: MeasureOp, track: Track, other: Track | None, video: VideoContext
     # rebounding higher than the drop breaks energy conservation against gravity; off a wall, how far it rolls
     # back is bounded by nothing the approach shows (a push, a slope, spin), so the test is the floor's alone
     for c in bounces if axis == 1 else []:
-        if c.rebound_radii > 1.15 * c.drop_radii + 0.5:
+        if _off_its_line_at(track, c, r):
+            # the track was on another body for the frame of the contact: neither the drop into it nor the rise out
+            # of it is this body's
+            continue
+        # the drop counted from rest: a body first seen already coming down (where the track begins, or out of frames
+        # it is not seen in) fell from higher than the picture shows
+        drop = _drop_from_rest(track, c, r)
+        if drop is None:
+            continue
+        if c.rebound_radii > 1.15 * drop + 0.5:
             # the frames that show it: the whole rebound, from the impact until it comes down again (the next
             # contact; or, when there is none, the last frame it is seen): the arc is too high, not one frame of it
             end = _rebound_end(track, contacts, c.frame)
             return measurement("contradicted", "rebound height <= drop height",
-                               f"rebound {c.rebound_radii:.1f} radii after a drop of {c.drop_radii:.1f} radii",
+                               f"rebound {c.rebound_radii:.1f} radii after a drop of {drop:.1f} radii",
                                window=video.window(max(c.frame - 1, 0), max(end, c.frame + 2)), windows=windows,
                                **values)
         above = _rebound_above_view(track, video, c, r)
-        if above is not None and above[0] > 1.15 * c.drop_radii + 0.5:
+        if above is not None and above[0] > 1.15 * drop + 0.5:
             least, out, back = above
             return measurement("contradicted", "rebound height <= drop height",
-                               f"rebound of {least:.1f} radii or more after a drop of {c.drop_radii:.1f} radii from "
+                               f"rebound of {least:.1f} radii or more after a drop of {drop:.1f} radii from "
                                f"rest in view: it rises out of the top of the picture after frame {out} and falls back "
                                f"into it at frame {back}", window=video.window(max(c.frame - 1, 0), back),
                                windows=windows, **values)
@@ -112,6 +123,50 @@ def bounce(op: MeasureOp, track: Track, other: Track | None, video: VideoContext
     return measurement("supported", req, f"{len(bounces)} bounce(s); first rebound {bounces[0].rebound_radii:.1f} of "
                        f"{bounces[0].drop_radii:.1f} radii dropped", window=windows["contact"], windows=windows,
                        **values)
+
+
+def _drop_from_rest(track: Track, c: Contact, r: float) -> float | None:
+    """Radii: the drop into the bounce ``c`` counted from where the body was at rest, or None where the picture does
+    not tell it. The descent (back from the contact over the frames seen in a row while they come down,
+    :func:`top_of_fall`) that begins at an apex seen (the frame before it seen, no higher) is the whole drop. One that
+    begins where the track does, or after frames the body is lost in, may have begun higher: a body already falling
+    there at (at most) its first step's speed v had fallen v^2 / 2a from rest, ``a`` its fall's own acceleration
+    (the growth of its steps down, the last one left out: it may end at the floor part of the way through) or that
+    of its rise after the bounce (the shrinking of its steps up, the first one left out), the lesser of the two
+    (gravity is one; the lesser counts the most height unseen). None where neither shows an acceleration (under three
+    whole steps either way), or the descent begins at the picture's top edge (a body coming into view)."""
+    ok = observed(track)
+    y = track.centroid_px[:, 1]
+    k = c.frame
+    j0 = top_of_fall(y, ok, k)
+    if j0 >= 1 and ok[j0 - 1] and y[j0 - 1] >= y[j0]:
+        return c.drop_radii
+    if k - j0 < 1 or track.boxes_xyxy[j0, 1] <= 1.0:
+        return None
+    down = np.diff(y[j0:k])  # whole steps down, the step into the contact left out
+    rise_end = top_of_rise(y, ok, k)
+    up = -np.diff(y[k + 1:rise_end + 1]) if rise_end > k + 1 else np.zeros(0)  # whole steps up
+    accels = [float(np.median(np.diff(down)))] if len(down) >= 3 else []
+    accels += [float(np.median(-np.diff(up)))] if len(up) >= 3 else []
+    accels = [a for a in accels if a > 0]
+    if not accels:
+        return None
+    first = float(y[j0 + 1] - y[j0])
+    return c.drop_radii + first ** 2 / (2.0 * min(accels)) / r
+
+
+def _off_its_line_at(track: Track, c: Contact, r: float, min_radii: float = 2.0, min_px: float = 3.0) -> bool:
+    """Is the body's place at the floor contact ``c`` off the sideways line through the frames before and after it
+    by over ``min_radii`` of its radius ``r`` (px) and ``min_px``, all three frames seen? A floor pushes up: a body
+    that bounces keeps (nearly) the sideways speed it came with, its place at the contact halfway between its places
+    a frame before and after (a blob squashed at the floor, or partly merged with it, moves its centre by under a
+    radius); a track that steps aside by radii for that one frame and back was on another body there."""
+    ok = observed(track)
+    k = c.frame
+    if k < 1 or k + 1 >= len(ok) or not (ok[k - 1] and ok[k] and ok[k + 1]):
+        return False
+    x = track.centroid_px[:, 0]
+    return bool(abs(x[k] - 0.5 * (x[k - 1] + x[k + 1])) > max(min_radii * r, min_px))
 
 
 def _rebound_above_view(track: Track, video: VideoContext, c: Contact, r: float, min_unseen: int = 2,
