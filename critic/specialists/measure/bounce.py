@@ -52,8 +52,8 @@ def bounce(op: MeasureOp, track: Track, other: Track | None, video: VideoContext
     # back is bounded by nothing the approach shows (a push, a slope, spin), so the test is the floor's alone
     for c in bounces if axis == 1 else []:
         if _off_its_line_at(track, c, r):
-            # the track was on another body for the frame of the contact: neither the drop into it nor the rise out
-            # of it is this body's
+            # the track was on another body at the contact, or went on to one from it: neither the drop into it nor
+            # the rise out of it is this body's
             continue
         # the drop counted from rest: a body first seen already coming down (where the track begins, or out of frames
         # it is not seen in) fell from higher than the picture shows
@@ -160,7 +160,8 @@ def _off_its_line_at(track: Track, c: Contact, r: float, min_radii: float = 2.0,
     by over ``min_radii`` of its radius ``r`` (px) and ``min_px``, all three frames seen? A floor pushes up: a body
     that bounces keeps (nearly) the sideways speed it came with, its place at the contact halfway between its places
     a frame before and after (a blob squashed at the floor, or partly merged with it, moves its centre by under a
-    radius); a track that steps aside by radii for that one frame and back was on another body there."""
+    radius); a track that steps aside by radii for that one frame and back was on another body there, and one that
+    steps aside by twice that at once after it went on to another body."""
     ok = observed(track)
     k = c.frame
     if k < 1 or k + 1 >= len(ok) or not (ok[k - 1] and ok[k] and ok[k + 1]):

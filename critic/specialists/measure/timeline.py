@@ -11,9 +11,9 @@ moving pixels (at least ``min_move_px`` of flow) are followed to where they are 
 flow is read there, along the direction they were moving: the step's *ratio* is the 70th percentile over those
 pixels. A step is a cut when its ratio is at least ``min_ratio``, the ratio of the step before it (the trend it
 breaks) lies within ``steady`` (the motion before was neither starting from rest nor turning), the ratio of the
-step after it is at most ``max_after`` (the motion slows back down), and the step's flow carries the picture on to
-the next frame better than no motion would (a body that stops being drawn leaves a jump of flow that matches
-nothing). The per-track checks (``continuity``) tell which subjects were moving across it; the scene's own
+step after it is at most ``max_after`` (the motion slows back down), and the step's flow explains most of what the
+step changed, carrying the picture on to the next frame (a body that stops being drawn leaves a jump of flow that
+matches nothing). The per-track checks (``continuity``) tell which subjects were moving across it; the scene's own
 continuity claim (``critic.specialists.scene``) reads every cut, whatever moved across it.
 
 Working on the track of one body is not enough for this: a cut out of slow motion (a domino tipping over) moves
