@@ -94,10 +94,10 @@ NON_RIGID = {"water", "liquid", "cloth", "towel", "rope", "paper", "feather", "s
              "egg"}
 #: bodies that move by themselves: subjects when they act ("a dog runs"), never given rigid-body obligations
 ANIMATE: dict[str, str] = {
-    **_plurals("person man woman boy girl child kid baby dog cat duck bird horse cow sheep goat pig fish frog "
-               "rabbit mouse squirrel bear lion tiger elephant monkey swan goose chicken player dancer skater "
-               "swimmer runner athlete surfer skier diver rider cyclist robot insect butterfly bee ant snake "
-               "turtle dolphin whale shark penguin deer fox wolf puppy kitten hand"),
+    **_plurals("person man woman boy girl child kid baby newborn infant toddler dog cat duck bird horse cow sheep "
+               "goat pig fish frog rabbit mouse squirrel bear lion tiger elephant monkey swan goose chicken player "
+               "dancer skater swimmer runner athlete surfer skier diver rider cyclist robot insect butterfly bee ant "
+               "snake turtle dolphin whale shark penguin deer fox wolf puppy kitten hand"),
     "people": "person", "men": "man", "women": "woman", "children": "child", "geese": "goose", "mice": "mouse",
     "fish": "fish", "sheep": "sheep", "deer": "deer"}
 #: vehicles: rigid bodies that move by themselves

@@ -496,6 +496,18 @@ def test_processes_no_instrument_measures_go_to_the_judge():
     assert p.subjects[0].rigid is False and not [c for c in p.claims if c.kind == "implicit"]
 
 
+@pytest.mark.parametrize("prompt", ["A newborn lies on its side and moves its hands.",
+                                    "Two toddlers run across the room.", "An infant lies on a blanket and kicks."])
+def test_a_newborn_infant_or_toddler_moves_by_itself(prompt):
+    """A person of any age is no rigid body: no rigid-body obligations, and lying on a blanket is a posture (no
+    stillness over the clip, no at-rest prior)."""
+    p = plan_of(prompt)
+    person = p.subjects[0]
+    assert person.rigid is False and not person.at_rest, person
+    assert not [c for c in p.claims if c.kind == "implicit" and person.name in c.subjects]
+    assert not [op for op in p.operations if op.op == "measure" and op.quantity == "still"]
+
+
 def test_participles_and_compounds_bind_the_right_noun():
     p = plan_of("A grey ball rolls out of a black pipe sitting on the table.")
     assert not [op for op in p.operations if op.op == "measure" and op.quantity == "support"
