@@ -115,6 +115,15 @@ def frame_changes(video: VideoContext, max_side: int = 160) -> np.ndarray:
     return memo[max_side]
 
 
+def _landing(flow: np.ndarray, ys: np.ndarray, xs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where the pixels (``ys``, ``xs``) land one frame later by ``flow`` (h, w, 2) (dx, dy): their rows and columns,
+    rounded and kept inside the grid."""
+    h, w = flow.shape[:2]
+    step = flow[ys, xs]
+    return (np.clip(np.rint(ys + step[:, 1]).astype(int), 0, h - 1),
+            np.clip(np.rint(xs + step[:, 0]).astype(int), 0, w - 1))
+
+
 def _step_ratio(flow: np.ndarray, following: np.ndarray, min_move_px: float, min_pixels: int,
                 percentile: float = 70.0) -> tuple[float | None, np.ndarray | None]:
     """The ratio of ``following``'s flow (read where each moving pixel of ``flow`` lands) to ``flow``, along
@@ -127,8 +136,7 @@ def _step_ratio(flow: np.ndarray, following: np.ndarray, min_move_px: float, min
     if len(ys) < min_pixels:
         return None, None
     step = flow[ys, xs]
-    ty = np.clip(np.rint(ys + step[:, 1]).astype(int), 0, h - 1)
-    tx = np.clip(np.rint(xs + step[:, 0]).astype(int), 0, w - 1)
+    ty, tx = _landing(flow, ys, xs)
     along = (following[ty, tx] * step).sum(axis=1) / speed[ys, xs] ** 2
     mask = np.zeros((h, w), bool)
     mask[ty, tx] = True
@@ -147,12 +155,10 @@ def _carries_the_picture(flow: _Flow, k: int, min_move_px: float, min_change: fl
     next to none of it."""
     grey_now, grey_next = flow.grey(k).astype(np.float32), flow.grey(k + 1).astype(np.float32)
     step = flow.step(k)
-    h, w = grey_now.shape
     ys, xs = np.nonzero((norm_last_axis(step) >= min_move_px) & (np.abs(grey_next - grey_now) >= min_change))
     if not len(ys):
         return False
-    ty = np.clip(np.rint(ys + step[ys, xs, 1]).astype(int), 0, h - 1)
-    tx = np.clip(np.rint(xs + step[ys, xs, 0]).astype(int), 0, w - 1)
+    ty, tx = _landing(step, ys, xs)
     carried = np.abs(grey_now[ys, xs] - grey_next[ty, tx])
     unmoved = np.abs(grey_now[ys, xs] - grey_next[ys, xs])
     return bool(np.median(carried) < max_left * np.median(unmoved))
